@@ -15,7 +15,15 @@ const config = loadConfig(z.object({ ...storeEnv }), process.env, 'admin');
 // org id that looks fine: say on stderr (stdout stays one JSON document) that one was made.
 const databaseFile = join(resolve(config.DATA_DIR), SQLITE_FILE_NAME);
 const isNew = !config.MONGODB_URL && !existsSync(databaseFile);
-const store = await openStore(config);
+// Ctrl-C while the store opens ends a MongoDB layout upgrade under way, its lease given up:
+// the next start need not wait for the lease to run out (120 s). Once the store is open, the
+// signals end the command as they did before (their default).
+const interrupted = new AbortController();
+const interrupt = (signal: NodeJS.Signals) => interrupted.abort(new Error(`${signal} while the store opened`));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupt);
+const store = await openStore(config, { signal: interrupted.signal }).finally(() => {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupt);
+});
 if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 try {
   const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock, keys: () => loadSealingKeys(config) });

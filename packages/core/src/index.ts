@@ -29,6 +29,7 @@ export * from './endpoint-stats.ts';
 export * from './endpoint-stats-summary.ts';
 export * from './latency-histogram.ts';
 export * from './egress-ips.ts';
+export * from './unless-aborted.ts';
 export * from './within.ts';
 export * from './required-on-first-use.ts';
 export * from './paced-run.ts';

@@ -17,4 +17,5 @@ export * from './oauth-token.ts';
 export * from './required-on-first-use.ts';
 export * from './thousands.ts';
 export * from './turn-outbox.ts';
+export * from './unless-aborted.ts';
 export * from './worker-thread.ts';

@@ -23,8 +23,8 @@ export interface ClusterApiDeps {
  * its in-process parts: services/embedded.)
  */
 export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Promise<ClusterApiDeps> {
-  const { logger, clock, registry, readiness } = ctx;
-  const store = await openRequestStore(config);
+  const { logger, clock, registry, readiness, signal } = ctx;
+  const store = await openRequestStore(config, signal);
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const kv = new RedisKv({ url: config.REDIS_URL });
   // Redis down is degraded, not down (rate limits fail open): named in /readyz, never gating (redisCheck).

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { within } from '@wirehook/core';
+import { unlessAborted, within } from '@wirehook/core';
 import { StartupError } from './sealing-keys.ts';
 
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
@@ -87,19 +87,6 @@ export async function connectWithRetry<T>(
       await pause(waitMs, signal);
     }
   }
-}
-
-/** `attempt`, or a rejection with `signal`'s reason once it aborts; what the attempt makes after that goes to `discard`. */
-function unlessAborted<T>(attempt: Promise<T>, signal: AbortSignal | undefined, discard: ((connected: T) => unknown) | undefined): Promise<T> {
-  if (signal === undefined) return attempt;
-  const aborted = Promise.withResolvers<never>();
-  const onAbort = () => {
-    aborted.reject(signal.reason);
-    attempt.then((connected) => discard?.(connected)).catch(() => {});
-  };
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  return Promise.race([attempt, aborted.promise]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Waits `ms`, or rejects with `signal`'s reason once it aborts (at once, if it has): the timer cleared either way. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { eventually, freePort } from '@wirehook/testkit';
 import { expect, it } from 'vitest';
 import { HELD_AFTER_STOP, STOPPED_LINGER_MS } from './lifecycle.ts';
+import { STOPPED_WHILE_STARTING } from './service.ts';
 
 const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
 
@@ -160,4 +161,35 @@ it('stopping, it is not ready (/readyz 503 naming it; /livez says stopping), and
   const [code] = (await closed) as [number | null];
   expect(code).toBe(0);
   expect(stdout).toContain('"msg":"stopped"');
+}, 30_000);
+
+it('a SIGTERM while the service builds its parts: the build hears it, gives up what it holds, and the process ends (0) — never ready', async () => {
+  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'release', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  const said = lines.map((l) => l.msg);
+  expect(said).toEqual(expect.arrayContaining(['asked to stop while starting; ending the start', 'lease given up', STOPPED_WHILE_STARTING]));
+  expect(said.indexOf('lease given up')).toBeLessThan(said.indexOf(STOPPED_WHILE_STARTING));
+  expect(said).not.toContain('slow-stop failed to start');
+  expect(said).not.toContain('slow-stop ready');
+  expect(code).toBe(0);
+}, 30_000);
+
+it('a build that finishes after the SIGTERM without hearing it: nothing is started, the process ends (0)', async () => {
+  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'late', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  const said = lines.map((l) => l.msg);
+  expect(said).toContain(STOPPED_WHILE_STARTING);
+  expect(said).not.toContain('late started');
+  expect(said).not.toContain('slow-stop ready');
+  expect(code).toBe(0);
+}, 30_000);
+
+it('a build that never ends after the SIGTERM is cut at the stop deadline: code 1, the deadline logged', async () => {
+  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'ignore', STOP_DEADLINE_MS: '1000' }, '"msg":"building"');
+  expect(lines.map((l) => [l.msg, l.deadlineMs])).toEqual(
+    expect.arrayContaining([
+      ['asked to stop while starting; ending the start', 1_000],
+      ['the start did not end by the stop deadline; exiting', 1_000],
+    ]),
+  );
+  expect(lines.map((l) => l.msg)).not.toContain(STOPPED_WHILE_STARTING);
+  expect(code).toBe(1);
 }, 30_000);

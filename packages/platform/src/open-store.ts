@@ -13,8 +13,13 @@ export const REQUEST_POOL_WAIT_MS = 10_000;
  * The store a service's config names: MongoDB when MONGODB_URL is set, else the SQLite
  * file in DATA_DIR (shared by every process on the machine, as in `./dev start --cluster`).
  * `poolWaitMs`: MongoDB's wait for a pooled connection (REQUEST_POOL_WAIT_MS), unless the URL sets one.
+ * `signal`: a stop asked while it opens (ServiceContext's), which ends a MongoDB layout upgrade
+ * under way and gives its lease up.
  */
-export async function openStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }, mongo: { poolWaitMs?: number } = {}): Promise<Store> {
+export async function openStore(
+  config: { MONGODB_URL?: string | undefined; DATA_DIR: string },
+  mongo: { poolWaitMs?: number; signal?: AbortSignal } = {},
+): Promise<Store> {
   if (config.MONGODB_URL) {
     // Loaded only when used: embedded mode and SQLite clusters never load the driver.
     const { openMongoStore } = await import('@wirehook/store/mongo');
@@ -24,8 +29,8 @@ export async function openStore(config: { MONGODB_URL?: string | undefined; DATA
 }
 
 /** The store of a process that answers requests (the gateway, the portal, message-intake): MongoDB's pool wait bounded, REQUEST_POOL_WAIT_MS. */
-export function openRequestStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }): Promise<Store> {
-  return openStore(config, { poolWaitMs: REQUEST_POOL_WAIT_MS });
+export function openRequestStore(config: { MONGODB_URL?: string | undefined; DATA_DIR: string }, signal?: AbortSignal): Promise<Store> {
+  return openStore(config, { poolWaitMs: REQUEST_POOL_WAIT_MS, ...(signal === undefined ? {} : { signal }) });
 }
 
 /** Where the SQLite store of a DATA_DIR lives (for messages to operators). */

@@ -2,7 +2,9 @@ import type { Clock } from '@wirehook/core';
 import { systemClock } from '@wirehook/core';
 import type { Logger } from 'pino';
 import { FileOffsetClock } from './file-offset-clock.ts';
-import { runComponents, type Component } from './lifecycle.ts';
+import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
+import { afterWritten } from './after-written.ts';
+import { runComponents, STOPPED_LINGER_MS, type Component } from './lifecycle.ts';
 import { type ReadinessCheck, stoppingCheck } from './readiness.ts';
 import { createLogger, type LogFormat } from './logger.ts';
 import type { Registry } from 'prom-client';
@@ -17,7 +19,15 @@ export interface ServiceContext {
   registry: Registry;
   /** The dependencies `/readyz` checks: `build` adds one per store, bus or cache it opens. */
   readiness: ReadinessCheck[];
+  /**
+   * Aborted by a stop asked while `build` runs (a pod deleted during a long start): what `build`
+   * waits for ends early, and gives up what it holds (a MongoDB layout upgrade's lease).
+   */
+  signal: AbortSignal;
 }
+
+/** Said when a stop asked during the start has ended it. */
+export const STOPPED_WHILE_STARTING = 'stopped while starting';
 
 /**
  * Runs one service process: logger, clock, metrics and health on METRICS_PORT, then the
@@ -52,12 +62,12 @@ export async function runService(
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
+  const startStop = new AbortController();
   try {
     await metrics.start();
     if (config.WIREHOOK_EXIT_WITH_PARENT) {
       // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL
-      // included, when no handler of its runs — the pipe closes: stop as on SIGTERM (or at
-      // once, when still starting and no handler is set).
+      // included, when no handler of its runs — the pipe closes: stop as on SIGTERM.
       process.stdin.once('close', () => {
         // A stop under way goes on: a SIGTERM now would meet no handler and end the process mid-drain.
         if (stopBegun) return;
@@ -71,13 +81,16 @@ export async function runService(
       // then stops its services one by one, in order (the gateway before NATS, …): SIGINT is its alone.
       process.on('SIGINT', () => {});
     }
-    const components = await build({ logger, clock, registry, readiness });
+    const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
+    const deadlineMs = config.stopDeadlineMs ?? SERVICE_STOP_MS;
+    const built = () => build({ logger, clock, registry, readiness, signal: startStop.signal });
+    const components = await buildUnlessStopped(built, { startStop, stopOn, logger, deadlineMs });
     // Already listening: stopped last, with everything else.
     const health: Component = { name: 'metrics', start: async () => {}, stop: () => metrics.stop() };
     const allStarted = await runComponents([health, ...components], {
       logger,
-      ...(config.stopDeadlineMs === undefined ? {} : { deadlineMs: config.stopDeadlineMs }),
-      ...(config.WIREHOOK_EXIT_WITH_PARENT ? { stopOn: ['SIGTERM'] as const } : {}),
+      deadlineMs,
+      stopOn,
       onStopping: () => {
         stopBegun = true;
         readiness.push(stoppingCheck);
@@ -90,7 +103,42 @@ export async function runService(
     state.state = 'running';
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
   } catch (err) {
-    exitOnStartFailure(name, logger, err);
+    if (!startStop.signal.aborted) exitOnStartFailure(name, logger, err);
+    // Told to stop while starting: done as asked. Exit 0, as a stop does, once stdout has written
+    // what it holds (the connections the start opened would otherwise hold the process open).
+    logger.info(STOPPED_WHILE_STARTING);
+    afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(0));
+  }
+}
+
+/**
+ * Runs `build` with the stop signals taken: the first aborts `startStop` (build's waits end,
+ * and what it holds is given up) and `build` then rejects, or ends the process after
+ * `deadlineMs` with code 1, as a stop past its deadline does. Before this
+ * a SIGTERM during the start ended the process at once, a MongoDB layout upgrade's lease held
+ * until it ran out (120 s of every other process waiting).
+ */
+async function buildUnlessStopped(
+  build: () => Promise<Component[]> | Component[],
+  o: { startStop: AbortController; stopOn: readonly NodeJS.Signals[]; logger: Logger; deadlineMs: number },
+): Promise<Component[]> {
+  const onStop = (signal: NodeJS.Signals) => {
+    if (o.startStop.signal.aborted) return;
+    o.logger.info({ reason: signal, deadlineMs: o.deadlineMs }, 'asked to stop while starting; ending the start');
+    o.startStop.abort(new Error(`${signal} while starting`));
+    setTimeout(() => {
+      o.logger.error({ deadlineMs: o.deadlineMs }, 'the start did not end by the stop deadline; exiting');
+      process.exit(1);
+    }, o.deadlineMs).unref();
+  };
+  for (const signal of o.stopOn) process.on(signal, onStop);
+  try {
+    const components = await build();
+    // Built, but asked to stop meanwhile (nothing in it heard the signal): nothing is started.
+    o.startStop.signal.throwIfAborted();
+    return components;
+  } finally {
+    for (const signal of o.stopOn) process.off(signal, onStop);
   }
 }
 

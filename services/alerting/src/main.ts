@@ -11,8 +11,8 @@ const { createAlerting } = await import('./create-alerting.ts');
 
 const config = loadConfig(alertingConfigSchema, process.env, 'alerting');
 
-await runService('alerting', config, async ({ logger, clock, registry, readiness }) => {
-  const store = await openStore(config);
+await runService('alerting', config, async ({ logger, clock, registry, readiness, signal }) => {
+  const store = await openStore(config, { signal });
   // Webhook notices are signed with their target's secret, sealed like endpoints' secrets.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   readiness.push(storeCheck(store));

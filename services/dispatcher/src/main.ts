@@ -19,12 +19,15 @@ const config = loadConfig(dispatcherConfigSchema, process.env, 'dispatcher');
 // A stop lets the sends in flight finish (the chart's pod grace period covers it).
 const stopDeadlineMs = senderStopMs(config.DELIVERY_TIMEOUT_MS);
 
-await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, clock, registry, readiness }) => {
-  const store = await openStore(config);
+await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, clock, registry, readiness, signal }) => {
+  const store = await openStore(config, { signal });
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
   const nats = natsBusOptions(config);
-  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }), logger);
+  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }), logger, {
+    signal,
+    discard: (bus) => bus.close(),
+  });
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   // A relay call covers a whole send (the wait for a connection and the attempt, each bounded: relayCallMs),
   // and the relay keeps the send to this DELIVERY_TIMEOUT_MS when its own is longer.

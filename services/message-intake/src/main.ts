@@ -12,10 +12,13 @@ const { createIntake } = await import('./create-intake.ts');
 
 const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
-await runService('message-intake', config, async ({ logger, clock, registry, readiness }) => {
-  const store = await openRequestStore(config);
+await runService('message-intake', config, async ({ logger, clock, registry, readiness, signal }) => {
+  const store = await openRequestStore(config, signal);
   const nats = natsBusOptions(config);
-  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }), logger);
+  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }), logger, {
+    signal,
+    discard: (bus) => bus.close(),
+  });
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.
   readiness.push(storeCheck(store), natsCheck(bus, { gates: false }));
   const { grpc } = createIntake(config, { store, bus, clock, logger, registry });

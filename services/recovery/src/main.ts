@@ -14,10 +14,13 @@ const { grpcComponent } = await import('@wirehook/rpc');
 
 const config = loadConfig(recoveryConfigSchema, process.env, 'recovery');
 
-await runService('recovery', config, async ({ logger, clock, registry, readiness }) => {
-  const store = await openStore(config);
+await runService('recovery', config, async ({ logger, clock, registry, readiness, signal }) => {
+  const store = await openStore(config, { signal });
   const nats = natsBusOptions(config);
-  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'recovery', streamLogger: logger }), logger);
+  const bus = await connectWithRetry(`NATS (${nats.servers})`, () => NatsBus.connect({ ...nats, name: 'recovery', streamLogger: logger }), logger, {
+    signal,
+    discard: (bus) => bus.close(),
+  });
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   const { service, worker } = createRecovery(config, { store, bus, clock, logger, registry, soleWorker: false });
   const address = `${config.GRPC_HOST}:${config.GRPC_PORT}`;

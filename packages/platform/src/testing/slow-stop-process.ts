@@ -8,6 +8,10 @@
 // With LEAVE_OPEN=1 a second component's stop leaves a timer running (as a library may); with
 // FLOOD_BYTES=N too, that stop first logs about N bytes of lines ({"msg":"flood","i":k}), and the
 // process says on stderr when its HELD_AFTER_STOP line is handed to stdout (the test then reads).
+// With STOP_DURING_BUILD set the SIGTERM comes while runService's `build` runs (it says
+// "building"): `release` hears the signal, says "lease given up" and rejects with its reason (a
+// MongoDB layout upgrade); `ignore` never settles; `late` ignores it and returns a component
+// 100 ms after the SIGTERM (the component says "late started" if it is started).
 import { type Component, HELD_AFTER_STOP } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
@@ -59,6 +63,23 @@ function holding(name: string): Component {
   };
 }
 
+/** A build the SIGTERM comes during (STOP_DURING_BUILD). */
+function building(mode: string, signal: AbortSignal): Promise<Component[]> {
+  say('building');
+  return new Promise((resolve, reject) => {
+    if (mode === 'release') {
+      signal.addEventListener('abort', () => {
+        say('lease given up');
+        reject(signal.reason);
+      });
+    } else if (mode === 'late') {
+      process.once('SIGTERM', () => setTimeout(() => resolve([holding('late')]), 100));
+    }
+    // 'ignore': never settles (its timer keeps the process alive, as a wait on a server would).
+    setInterval(() => {}, 60_000);
+  });
+}
+
 const inFlight: Component = {
   name: 'in-flight',
   start: () =>
@@ -79,9 +100,11 @@ await runService(
     WIREHOOK_EXIT_WITH_PARENT: env('EXIT_WITH_PARENT') === '1',
     ...(deadline === undefined ? {} : { stopDeadlineMs: Number(deadline) }),
   },
-  () => {
+  ({ signal }) => {
     // Said after runService's own handler of it has run (listeners run in order).
     if (env('EXIT_WITH_PARENT') === '1') process.stdin.once('close', () => say('stdin closed'));
+    const duringBuild = env('STOP_DURING_BUILD');
+    if (duringBuild !== undefined) return building(duringBuild, signal);
     return env('STOP_DURING_START')
       ? [holding('first'), inFlight, holding('late')]
       : [

@@ -5,8 +5,14 @@ import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { SCHEMA_VERSION, upgradeLayout } from './layout-upgrade.ts';
 
-function database(versions: (number | null)[], options: { versionWrite?: Error } = {}) {
+function database(
+  versions: (number | null)[],
+  options: { versionWrite?: Error; endpoints?: number; onEndpoint?: (n: number) => void; heldByAnother?: () => void } = {},
+) {
   const writes: string[] = [];
+  /** Endpoints the due queue's backfill has read (the months' stand-in: `endpoints` with due work, each without a first due entry). */
+  let endpointsRead = 0;
+  const endpoint = (n: number) => `ep_${String(n).padStart(6, '0')}`;
   const conn = {
     meta: {
       findOne: async () => {
@@ -19,11 +25,33 @@ function database(versions: (number | null)[], options: { versionWrite?: Error }
       },
     },
     db: { listCollections: () => ({ toArray: async () => [] }) },
-    months: async () => [],
+    months: async () => (options.endpoints === undefined ? [] : ['2026-12']),
+    bucket: () => ({
+      deliveries: {
+        // nextEndpointWithWork (endpointId past `after`) or firstDueOf (one endpoint's, none here).
+        find: (filter: { endpointId: string | { $gt: string } }) => ({
+          limit: () => ({
+            toArray: async () => {
+              if (typeof filter.endpointId === 'string') return [];
+              const next = filter.endpointId.$gt === '' ? 1 : Number(filter.endpointId.$gt.slice(3)) + 1;
+              if (next > (options.endpoints ?? 0)) return [];
+              endpointsRead = next;
+              options.onEndpoint?.(next);
+              return [{ endpointId: endpoint(next), orgId: 'org_1', env: 'live' }];
+            },
+          }),
+        }),
+      },
+    }),
     jobLeases: {
       // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
       // Taken: the pipeline's holder when its rule holds (`$cond: [rule, { $literal: holder }, '$holder']`).
       findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $cond: [unknown, { $literal: string }, string] } } }]) => {
+        if (options.heldByAnother) {
+          writes.push('lease refused');
+          options.heldByAnother();
+          return { _id: 'schema-upgrade', holder: 'another process', takenAt: 1_000 };
+        }
         writes.push('lease taken');
         return { _id: 'schema-upgrade', holder: update[0].$set.holder.$cond[1].$literal, takenAt: 1_000 };
       },
@@ -32,10 +60,10 @@ function database(versions: (number | null)[], options: { versionWrite?: Error }
       },
     },
   };
-  return { conn: conn as unknown as MongoConnection, writes };
+  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead };
 }
 
-const upgrade = (conn: MongoConnection) => upgradeLayout(conn, 'mongodb://db-0', () => {});
+const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
 
 describe('upgradeLayout', () => {
   it(`a layout-3 database: upgraded under the lease to ${SCHEMA_VERSION}, then the lease given up`, async () => {
@@ -67,6 +95,39 @@ describe('upgradeLayout', () => {
     const db = database([3], { versionWrite: new Error('not authorized on wirehook to execute command { update: "meta" }') });
     await expect(upgrade(db.conn)).rejects.toThrow('not authorized');
     expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a stop asked during the upgrade ends it at its next batch (1,000 endpoints), the lease given up, the version not written', async () => {
+    const stop = new AbortController();
+    // 2,500 endpoints with due work; the stop comes as the 1,500th is read.
+    const db = database([3], { endpoints: 2_500, onEndpoint: (n) => n === 1_500 && stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    // The renewal after the 1,000th went; the one after the 2,000th found the stop.
+    expect(db.endpointsRead()).toBe(2_000);
+    expect(db.writes).toEqual(['lease taken', 'lease taken', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('without a stop the same upgrade reads every endpoint and writes the version', async () => {
+    const db = database([3], { endpoints: 2_500 });
+    await upgrade(db.conn, new AbortController().signal);
+    expect(db.endpointsRead()).toBe(2_500);
+    expect(db.writes).toEqual(['lease taken', 'lease taken', 'lease taken', `version ${SCHEMA_VERSION}`, 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a stop asked while another process upgrades ends the wait for it at once', async () => {
+    const stop = new AbortController();
+    // The lease is another's; the stop comes as it is refused: the 2 s wait before asking again ends with it.
+    const db = database([3], { heldByAnother: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.writes).toEqual(['lease refused']);
+  });
+
+  it('a stop asked before the start: nothing read under a lease, nothing taken', async () => {
+    const stop = new AbortController();
+    stop.abort(new Error('SIGTERM while starting'));
+    const db = database([3]);
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.writes).toEqual([]);
   });
 
   it('the current layout: nothing taken, nothing written', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFailoverError } from './errors.ts';
 import type { Db, Document } from 'mongodb';
@@ -29,15 +30,20 @@ const LEASE_MS = 120_000;
 const WAIT_MS = 24 * 3600_000;
 
 /**
- * Upgrades `conn`'s database to SCHEMA_VERSION if it is older, then returns.
- * @throws Error when a newer Wirehook wrote it, or another process's upgrade has not ended within WAIT_MS.
+ * Upgrades `conn`'s database to SCHEMA_VERSION if it is older, then returns. `signal` (the
+ * process asked to stop while it starts) ends the upgrade at its next batch, or at once while
+ * index builds run (the server goes on with them; the next upgrade waits for them), and the
+ * lease is given up: the next process starts over at once, not LEASE_MS later.
+ * @throws Error when a newer Wirehook wrote it, or another process's upgrade has not ended within WAIT_MS;
+ * `signal`'s reason when it was aborted.
  */
-export async function upgradeLayout(conn: MongoConnection, where: string, log: (line: string) => void): Promise<void> {
+export async function upgradeLayout(conn: MongoConnection, where: string, log: (line: string) => void, signal?: AbortSignal): Promise<void> {
   const meta = conn.meta;
   const holder = randomUUID();
   const lease = new UpgradeLease(new MongoJobLeaseRepo(conn), { name: LEASE, holder, leaseMs: LEASE_MS, log });
   const started = Date.now();
   for (;;) {
+    signal?.throwIfAborted();
     const q = MONTHS_PLANS.meta('schema');
     const schema = await meta.findOne(q.filter, q.options);
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
@@ -46,7 +52,12 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     }
     // Given up when the upgrade ends or fails (this start then fails with the error): another
     // need not wait for the lease to run out.
-    const upgraded = await lease.runIfTaken(async (renew) => {
+    const upgraded = await lease.runIfTaken(async (renewLease) => {
+      // Every step renews between its batches: where a stop asked meanwhile ends it.
+      const renew = async () => {
+        signal?.throwIfAborted();
+        await renewLease();
+      };
       // Read again under the lease: another process may have upgraded it, and given the lease up, since.
       const current = await meta.findOne(q.filter, q.options);
       if (current?.version === SCHEMA_VERSION) return;
@@ -60,14 +71,18 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
       if (!fresh && (current === null || (current.version ?? 1) < 3)) await migrateDocuments(conn.db, renew, log);
-      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log);
+      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
       await backfillDueQueue(conn, renew);
       await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
     });
     if (upgraded) return;
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
-    await sleep(2_000);
+    // Aborted, the wait rejects with the stop's own reason (timers' AbortError only wraps it).
+    await sleep(2_000, undefined, signal === undefined ? undefined : { signal }).catch((err: unknown) => {
+      signal?.throwIfAborted();
+      throw err;
+    });
   }
 }
 
@@ -182,7 +197,13 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
  * costs one pass, without blocking writes), the index retention no longer uses is dropped, and
  * the due queue's entries (keyed by endpoint alone) give way to one per endpoint and month.
  */
-async function adoptSingleCollections(conn: MongoConnection, now: number, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+async function adoptSingleCollections(
+  conn: MongoConnection,
+  now: number,
+  renew: () => Promise<void>,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const list = MONTHS_PLANS.list(MONTHS_DOC);
   // The month a run that crashed after choosing it chose (a second run must not move it on).
   const month = (await conn.meta.findOne(list.filter, list.options))?.legacyMonth ?? monthOf(now);
@@ -205,11 +226,15 @@ async function adoptSingleCollections(conn: MongoConnection, now: number, renew:
       .finally(() => (renewal = undefined));
   }, LEASE_MS / 4);
   try {
-    await ensureBucketIndexes(conn.bucket(month));
+    // A stop does not wait for the builds (hours on 10⁸ documents): the server goes on with
+    // them (a client that goes does not end a build), and the next upgrade's createIndexes of
+    // the same definitions waits for them there, or builds again one that was ended.
+    await unlessAborted(ensureBucketIndexes(conn.bucket(month)), signal);
   } finally {
     clearInterval(renewing);
     await renewal;
   }
+  signal?.throwIfAborted();
   if (lost !== undefined) throw lost;
   await renew();
   await conn.db

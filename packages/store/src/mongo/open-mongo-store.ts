@@ -45,6 +45,12 @@ export interface MongoStoreOptions {
    * dispatcher's completion that gave up would leave its webhook to be sent again (docs/operations.md).
    */
   poolWaitMs?: number;
+  /**
+   * A stop asked while the store opens (a SIGTERM during a service's start): a layout upgrade
+   * under way ends at its next batch and gives its lease up (layout-upgrade.ts), and the open
+   * rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** The Store on MongoDB. */
@@ -79,7 +85,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     await ensureIndexes(db);
     const conn = new MongoConnection(client, db);
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    await upgradeLayout(conn, where, log);
+    await upgradeLayout(conn, where, log, options.signal);
     // What the rechecks after a resume are reckoned with (held-recheck.ts).
     await warnLongTransactions(conn, log);
     // The bucket of the collections layouts before 4 kept (layout-upgrade.ts), if any.
