@@ -1,5 +1,6 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { afterWritten } from './after-written.ts';
 import { createLogger } from './logger.ts';
 
 /** A stream that keeps what is written; `isTTY` as a terminal would say. */
@@ -31,6 +32,28 @@ describe('createLogger', () => {
     const json = capture(true);
     createLogger({ name: 'gateway', format: 'json', destination: json.stream }).info('x');
     expect(JSON.parse(json.text())).toMatchObject({ service: 'gateway', msg: 'x' });
+  });
+
+  it('pretty lines wait in the destination itself, so a process that ends once it has written them loses none to a slow reader', async () => {
+    // A reader slower than the logger (a terminal, the cluster launcher's pipe): 1 KB buffered, each write taking a turn.
+    const lines: string[] = [];
+    const slow = Object.assign(
+      new Writable({
+        highWaterMark: 1_024,
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+          setImmediate(done);
+        },
+      }),
+      { isTTY: false },
+    );
+    const logger = createLogger({ name: 'dispatcher', format: 'pretty', destination: slow });
+    for (let i = 0; i < 2_000; i++) logger.info(`line ${i}`);
+    logger.info('stopped');
+    // What lifecycle.ts does before process.exit: wait for the destination's writes (the fallback far off).
+    await new Promise<void>((resolve) => afterWritten(slow, 60_000, resolve));
+    expect(lines).toHaveLength(2_001);
+    expect(lines.at(-1)).toContain('dispatcher: stopped');
   });
 
   it('never writes an Authorization header or a payload', () => {

@@ -51,9 +51,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const instance = options.instance ?? (process.env['WIREHOOK_INSTANCE'] || hostname());
   const stream =
     format === 'pretty' || (format === 'auto' && isTerminal)
-      ? pinoPretty()({
-          destination,
-          sync: true,
+      ? prettyLines(destination, {
           // FORCE_COLOR: the cluster launcher shows its children's lines on its own terminal.
           colorize: isTerminal || (process.env['FORCE_COLOR'] ?? '0') !== '0',
           singleLine: true,
@@ -77,4 +75,15 @@ export function createLogger(options: LoggerOptions): Logger {
 /** A logger that writes nothing (tests). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
+}
+
+/**
+ * Each line formatted by pino-pretty as it is logged and written straight to `destination`, where
+ * it waits with every other write. (pino-pretty's own stream pipes a transform into it: behind a
+ * slow reader the pipe paused and the lines waited in the transform, out of sight of a process
+ * ending once stdout had written its lines — afterWritten — which then dropped them.)
+ */
+function prettyLines(destination: NodeJS.WritableStream, options: PinoPretty.PrettyOptions): { write(line: string): void } {
+  const pretty = pinoPretty().prettyFactory(options);
+  return { write: (line) => void destination.write(pretty(line)) };
 }
