@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '@wirehook/testkit';
 import { OUTPUT_AFTER_EXIT_MS, type ServiceSpec, startInOrder, stopChild } from './cluster.ts';
+import { eachLine } from './output-lines.ts';
 import { OutputTail, StartError, startLive } from './start-wait.ts';
 
 const children: ReturnType<typeof spawn>[] = [];
@@ -132,20 +133,22 @@ describe('stopping a service, bounded', () => {
   });
 
   it('a process the service left holding its pipes does not hold the stop: its output is cut OUTPUT_AFTER_EXIT_MS after the exit', async () => {
-    const holder = `console.log('holder ' + process.pid); setInterval(() => {}, 60_000)`;
+    // Its last words have no newline: the cut still gives them to the line reader (eachLine; readline dropped them).
+    const holder = `process.stdout.write('holder ' + process.pid + '\\n' + 'its last words'); setInterval(() => {}, 60_000)`;
     const code = `process.on('SIGTERM', () => process.exit(0));
     require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(holder)}], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
     setInterval(() => {}, 60_000);`;
     const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const lines: string[] = [];
-    createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+    eachLine(child.stdout, (l) => lines.push(l));
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     const holderPid = Number(lines.find((l) => l.startsWith('holder '))?.slice(7));
     try {
       const startedAt = performance.now();
       await stopChild(child, 'SIGTERM', 20_000);
       expect(child.exitCode).toBe(0);
+      expect(lines.at(-1)).toBe('its last words');
       // Not before the bound: what the pipes held in that time was still read.
       expect(performance.now() - startedAt).toBeGreaterThanOrEqual(OUTPUT_AFTER_EXIT_MS);
     } finally {

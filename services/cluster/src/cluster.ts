@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ATTEMPT_TIMEOUT_MS, embeddedStopMs, SERVICE_STOP_MS, senderStopMs } from '@wirehook/core/without-schemas';
 import type { ServiceSpec } from './service-spec.ts';
+import { eachLine } from './output-lines.ts';
 import { OutputTail, startLive } from './start-wait.ts';
 
 const servicesDir = join(import.meta.dirname, '..', '..');
@@ -207,7 +207,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     });
     const output = new OutputTail();
     for (const stream of [child.stdout!, child.stderr!]) {
-      createInterface({ input: stream }).on('line', (line) => {
+      eachLine(stream, (line) => {
         output.push(line);
         onLine(spec.name, line);
       });

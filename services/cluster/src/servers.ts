@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { eachLine } from './output-lines.ts';
 
 /**
  * Runs a server (`"$@"`) so that it stops when the launcher goes: a watchdog reads the
@@ -54,7 +54,7 @@ export function startServer(name: string, args: string[], options: ServerOptions
   // with the launcher, however that goes.
   const child = spawn('sh', ['-c', WATCHDOG, 'sh', name, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   child.on('error', (err) => options.onFailure(`cannot run ${name} (${err.message}); install it or set ${options.urlVariable}`));
-  for (const stream of [child.stdout!, child.stderr!]) createInterface({ input: stream }).on('line', options.onLine);
+  for (const stream of [child.stdout!, child.stderr!]) eachLine(stream, options.onLine);
   return child;
 }
 
