@@ -15,15 +15,28 @@ const config = loadConfig(z.object({ ...storeEnv }), process.env, 'admin');
 // org id that looks fine: say on stderr (stdout stays one JSON document) that one was made.
 const databaseFile = join(resolve(config.DATA_DIR), SQLITE_FILE_NAME);
 const isNew = !config.MONGODB_URL && !existsSync(databaseFile);
-// Ctrl-C while the store opens ends a MongoDB layout upgrade under way, its lease given up:
-// the next start need not wait for the lease to run out (120 s). Once the store is open, the
-// signals end the command as they did before (their default).
+// Ctrl-C while the store opens ends a MongoDB layout upgrade under way, its lease given up (the
+// next start need not wait 120 s for it to run out), and then the command: it does nothing and
+// says so, still one JSON document, exit 130. Once the store is open, the signals end the command
+// as they did before (their default).
 const interrupted = new AbortController();
 const interrupt = (signal: NodeJS.Signals) => interrupted.abort(new Error(`${signal} while the store opened`));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupt);
-const store = await openStore(config, { signal: interrupted.signal }).finally(() => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupt);
+const endInterrupted = (): never => {
+  const reason = interrupted.signal.reason as Error;
+  process.stdout.write(`${JSON.stringify({ error: 'interrupted', message: `${reason.message}; nothing was done` })}\n`);
+  process.exit(130);
+};
+const store = await openStore(config, { signal: interrupted.signal }).catch((err: unknown) => {
+  if (interrupted.signal.aborted) endInterrupted();
+  throw err;
 });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupt);
+// Asked while an open that does not hear it (SQLite's, MongoDB's index checks) went on: stopped before the command.
+if (interrupted.signal.aborted) {
+  await store.close();
+  endInterrupted();
+}
 if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 try {
   const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock, keys: () => loadSealingKeys(config) });

@@ -193,3 +193,52 @@ it('a build that never ends after the SIGTERM is cut at the stop deadline: code 
   expect(lines.map((l) => l.msg)).not.toContain(STOPPED_WHILE_STARTING);
   expect(code).toBe(1);
 }, 30_000);
+
+it('a failure of its own after a stop asked during the build is said, not lost; the process still ends as stopped (0)', async () => {
+  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  const failed = lines.find((l) => l.msg === 'start failed while stopping') as { err?: { message?: string } } | undefined;
+  expect(failed?.err?.message).toBe('a newer layout');
+  expect(lines.map((l) => l.msg)).toContain(STOPPED_WHILE_STARTING);
+  expect(code).toBe(0);
+}, 30_000);
+
+it('a stop asked in the very turn the build ends is not lost: nothing starts, the process ends (0)', async () => {
+  // The launcher gone (stdin closed) asks the stop, and the build ends on the same close. runService used to send
+  // itself a SIGTERM there, which came after the build's listener was removed and before runComponents' was set.
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_DURING_BUILD: 'stdin', EXIT_WITH_PARENT: '1', STOP_DEADLINE_MS: '20000' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  await eventually(() => expect(stdout).toContain('"msg":"building"'), 20_000, 50);
+  child.stdin.end();
+  const [code] = (await closed) as [number | null];
+  const said = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => (JSON.parse(line) as { msg: string }).msg);
+  expect(said).toContain(STOPPED_WHILE_STARTING);
+  expect(said).not.toContain('late started');
+  expect(said).not.toContain('slow-stop ready');
+  expect(code).toBe(0);
+}, 30_000);
+
+it('a second SIGTERM while it drains is no second stop: the drain ends and the process exits 0', async () => {
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_MS: '1000', STOP_DEADLINE_MS: '20000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  child.kill('SIGTERM');
+  await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
+  child.kill('SIGTERM');
+  const [code, signal] = (await closed) as [number | null, NodeJS.Signals | null];
+  expect(signal).toBeNull();
+  expect(code).toBe(0);
+  expect(stdout).toContain('"msg":"stopped"');
+}, 30_000);

@@ -33,6 +33,12 @@ export async function runComponents(
     onStopping?: () => void;
     /** The signals that stop it; default SIGTERM and SIGINT. */
     stopOn?: readonly NodeJS.Signals[];
+    /**
+     * What stops it instead of signals of its own: aborted (already, or later), with the stop's
+     * reason. runService's, whose listeners hold the process's stop signals from before its
+     * build: none is lost, or takes the default action, between the build and this.
+     */
+    stopWhen?: AbortSignal;
   },
 ): Promise<boolean> {
   const { logger } = options;
@@ -74,7 +80,15 @@ export async function runComponents(
       afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(code));
     }, STOPPED_LINGER_MS).unref();
   };
-  for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
+  const { stopWhen } = options;
+  if (stopWhen === undefined) {
+    for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
+  } else {
+    // The reason as a signal's name would read ('SIGTERM'), an Error's message being it.
+    const stopNow = () => void stopAll(stopWhen.reason instanceof Error ? stopWhen.reason.message : String(stopWhen.reason));
+    if (stopWhen.aborted) stopNow();
+    else stopWhen.addEventListener('abort', stopNow, { once: true });
+  }
   for (const c of components) {
     if (stopping) return false;
     // Counted as started in the same step, so a stop that waits for it stops it too.

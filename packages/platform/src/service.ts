@@ -56,23 +56,29 @@ export async function runService(
   // Not ready until build is done: it may be waiting for NATS or the store (connectWithRetry).
   const starting: ReadinessCheck = { name: 'starting', gates: true, probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
   const readiness: ReadinessCheck[] = [starting];
-  // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work), and a
-  // second stop request (the launcher gone meanwhile) does not cut the drain short.
-  let stopBegun = false;
+  // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work).
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
-  const startStop = new AbortController();
+  // Asked to stop — a stop signal, or the launcher gone — at any point from here to the end: one
+  // listener a signal for the process's life, so that none is lost, or takes the default action,
+  // between the build and runComponents, and a second is no second stop. `build` hears it too.
+  const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
+  const stop = new AbortController();
+  const askStop = (reason: string) => {
+    if (!stop.signal.aborted) stop.abort(new StopAsked(reason));
+  };
+  for (const signal of stopOn) process.on(signal, askStop);
+  const deadlineMs = config.stopDeadlineMs ?? SERVICE_STOP_MS;
+  let startDeadline: NodeJS.Timeout | undefined;
   try {
     await metrics.start();
     if (config.WIREHOOK_EXIT_WITH_PARENT) {
       // The launcher holds the other end of stdin. When it is gone — however it went, SIGKILL
       // included, when no handler of its runs — the pipe closes: stop as on SIGTERM.
       process.stdin.once('close', () => {
-        // A stop under way goes on: a SIGTERM now would meet no handler and end the process mid-drain.
-        if (stopBegun) return;
-        logger.warn('the launcher is gone (stdin closed); stopping');
-        process.kill(process.pid, 'SIGTERM');
+        if (!stop.signal.aborted) logger.warn('the launcher is gone (stdin closed); stopping');
+        askStop('stdin closed');
       });
       process.stdin.resume();
       // Watching must not keep the process alive once its components have stopped.
@@ -81,18 +87,32 @@ export async function runService(
       // then stops its services one by one, in order (the gateway before NATS, …): SIGINT is its alone.
       process.on('SIGINT', () => {});
     }
-    const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
-    const deadlineMs = config.stopDeadlineMs ?? SERVICE_STOP_MS;
-    const built = () => build({ logger, clock, registry, readiness, signal: startStop.signal });
-    const components = await buildUnlessStopped(built, { startStop, stopOn, logger, deadlineMs });
+    // A stop during the build ends it (what it waits for hears `signal`; a MongoDB layout upgrade
+    // gives its lease up), or the process at the stop deadline, as a stop past its deadline does.
+    const duringBuild = () => {
+      logger.info({ reason: reasonOf(stop.signal.reason), deadlineMs }, 'asked to stop while starting; ending the start');
+      startDeadline = setTimeout(() => {
+        logger.error({ deadlineMs }, 'the start did not end by the stop deadline; exiting');
+        process.exit(1);
+      }, deadlineMs);
+      startDeadline.unref();
+    };
+    stop.signal.addEventListener('abort', duringBuild, { once: true });
+    let components: Component[];
+    try {
+      components = await build({ logger, clock, registry, readiness, signal: stop.signal });
+    } finally {
+      stop.signal.removeEventListener('abort', duringBuild);
+    }
+    // Built, but asked to stop meanwhile (nothing in it heard it): nothing is started.
+    stop.signal.throwIfAborted();
     // Already listening: stopped last, with everything else.
     const health: Component = { name: 'metrics', start: async () => {}, stop: () => metrics.stop() };
     const allStarted = await runComponents([health, ...components], {
       logger,
       deadlineMs,
-      stopOn,
+      stopWhen: stop.signal,
       onStopping: () => {
-        stopBegun = true;
         readiness.push(stoppingCheck);
         state.state = 'stopping';
       },
@@ -103,7 +123,10 @@ export async function runService(
     state.state = 'running';
     logger.info({ metricsPort: config.METRICS_PORT }, `${name} ready`);
   } catch (err) {
-    if (!startStop.signal.aborted) exitOnStartFailure(name, logger, err);
+    if (!stop.signal.aborted) exitOnStartFailure(name, logger, err);
+    clearTimeout(startDeadline);
+    // A failure of its own the stop came before (a newer layout, a wrong key): said, not lost.
+    if (err !== stop.signal.reason) logger.error({ err }, 'start failed while stopping');
     // Told to stop while starting: done as asked. Exit 0, as a stop does, once stdout has written
     // what it holds (the connections the start opened would otherwise hold the process open).
     logger.info(STOPPED_WHILE_STARTING);
@@ -111,35 +134,13 @@ export async function runService(
   }
 }
 
-/**
- * Runs `build` with the stop signals taken: the first aborts `startStop` (build's waits end,
- * and what it holds is given up) and `build` then rejects, or ends the process after
- * `deadlineMs` with code 1, as a stop past its deadline does. Before this
- * a SIGTERM during the start ended the process at once, a MongoDB layout upgrade's lease held
- * until it ran out (120 s of every other process waiting).
- */
-async function buildUnlessStopped(
-  build: () => Promise<Component[]> | Component[],
-  o: { startStop: AbortController; stopOn: readonly NodeJS.Signals[]; logger: Logger; deadlineMs: number },
-): Promise<Component[]> {
-  const onStop = (signal: NodeJS.Signals) => {
-    if (o.startStop.signal.aborted) return;
-    o.logger.info({ reason: signal, deadlineMs: o.deadlineMs }, 'asked to stop while starting; ending the start');
-    o.startStop.abort(new Error(`${signal} while starting`));
-    setTimeout(() => {
-      o.logger.error({ deadlineMs: o.deadlineMs }, 'the start did not end by the stop deadline; exiting');
-      process.exit(1);
-    }, o.deadlineMs).unref();
-  };
-  for (const signal of o.stopOn) process.on(signal, onStop);
-  try {
-    const components = await build();
-    // Built, but asked to stop meanwhile (nothing in it heard the signal): nothing is started.
-    o.startStop.signal.throwIfAborted();
-    return components;
-  } finally {
-    for (const signal of o.stopOn) process.off(signal, onStop);
-  }
+/** The reason of a stop asked: the signal's name, or what else asked it. */
+class StopAsked extends Error {
+  override name = 'StopAsked';
+}
+
+function reasonOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 /** Ends a process that could not start: a StartupError (the operator's to fix) as one line that says what, anything else with its stack. */

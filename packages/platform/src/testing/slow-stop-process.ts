@@ -11,7 +11,9 @@
 // With STOP_DURING_BUILD set the SIGTERM comes while runService's `build` runs (it says
 // "building"): `release` hears the signal, says "lease given up" and rejects with its reason (a
 // MongoDB layout upgrade); `ignore` never settles; `late` ignores it and returns a component
-// 100 ms after the SIGTERM (the component says "late started" if it is started).
+// 100 ms after the SIGTERM (the component says "late started" if it is started); `fail` rejects
+// with an error of its own when it hears the stop ("a newer layout"); `stdin` (with EXIT_WITH_PARENT=1)
+// returns that component as stdin closes, the close that also asks the stop.
 import { type Component, HELD_AFTER_STOP } from '../lifecycle.ts';
 import { runService } from '../service.ts';
 
@@ -72,6 +74,11 @@ function building(mode: string, signal: AbortSignal): Promise<Component[]> {
         say('lease given up');
         reject(signal.reason);
       });
+    } else if (mode === 'fail') {
+      signal.addEventListener('abort', () => reject(new Error('a newer layout')));
+    } else if (mode === 'stdin') {
+      // After runService's own listener of the close (listeners run in order): the build ends in the stop's turn.
+      process.stdin.once('close', () => resolve([holding('late')]));
     } else if (mode === 'late') {
       process.once('SIGTERM', () => setTimeout(() => resolve([holding('late')]), 100));
     }

@@ -7,27 +7,45 @@ import { SCHEMA_VERSION, upgradeLayout } from './layout-upgrade.ts';
 
 function database(
   versions: (number | null)[],
-  options: { versionWrite?: Error; endpoints?: number; onEndpoint?: (n: number) => void; heldByAnother?: () => void } = {},
+  options: {
+    versionWrite?: Error;
+    endpoints?: number;
+    onEndpoint?: (n: number) => void;
+    heldByAnother?: () => void;
+    /** A layout-3 database of single collections (before monthly buckets): their indexes build for ever, this told as they start. */
+    onIndexBuild?: () => void;
+  } = {},
 ) {
   const writes: string[] = [];
   /** Endpoints the due queue's backfill has read (the months' stand-in: `endpoints` with due work, each without a first due entry). */
   let endpointsRead = 0;
   const endpoint = (n: number) => `ep_${String(n).padStart(6, '0')}`;
+  /** An index build on 10⁸ documents, as far as a test's time goes: it never ends. */
+  const indexBuild = () => {
+    writes.push('index build begun');
+    options.onIndexBuild?.();
+    return new Promise<never>(() => {});
+  };
   const conn = {
     meta: {
       findOne: async () => {
         const version = versions.length > 1 ? versions.shift() : versions[0];
         return version === null || version === undefined ? null : { _id: 'schema', version };
       },
-      updateOne: async (_filter: unknown, update: { $max: { version: number } }) => {
+      updateOne: async (_filter: unknown, update: { $max?: { version: number }; $set?: { legacyMonth?: string } }) => {
+        if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
         if (options.versionWrite) throw options.versionWrite;
-        writes.push(`version ${update.$max.version}`);
+        writes.push(`version ${update.$max?.version}`);
       },
     },
-    db: { listCollections: () => ({ toArray: async () => [] }) },
+    db: { listCollections: () => ({ toArray: async () => (options.onIndexBuild === undefined ? [] : [{ name: 'messages' }]) }) },
+    forgetMonths: () => {},
+    readLegacyMonth: async () => {},
     months: async () => (options.endpoints === undefined ? [] : ['2026-12']),
     bucket: () => ({
+      ...Object.fromEntries(['messages', 'messageBodies', 'attempts'].map((name) => [name, { createIndexes: () => indexBuild() }])),
       deliveries: {
+        createIndexes: () => indexBuild(),
         // nextEndpointWithWork (endpointId past `after`) or firstDueOf (one endpoint's, none here).
         find: (filter: { endpointId: string | { $gt: string } }) => ({
           limit: () => ({
@@ -112,6 +130,13 @@ describe('upgradeLayout', () => {
     await upgrade(db.conn, new AbortController().signal);
     expect(db.endpointsRead()).toBe(2_500);
     expect(db.writes).toEqual(['lease taken', 'lease taken', 'lease taken', `version ${SCHEMA_VERSION}`, 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a stop asked while the index builds run ends the upgrade without waiting for them, the lease given up', async () => {
+    const stop = new AbortController();
+    const db = database([3], { onIndexBuild: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.writes).toEqual(['lease taken', 'legacy month chosen', 'index build begun', 'lease given up (0, by its holder: true)']);
   });
 
   it('a stop asked while another process upgrades ends the wait for it at once', async () => {
