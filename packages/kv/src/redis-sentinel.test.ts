@@ -2,8 +2,11 @@
 // Sentinel (redis-server in sentinel mode). The primary is killed; Sentinel promotes the
 // replica, and the same RedisKv carries on writing to it. One Redis is then no single point
 // of failure.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startRedisSentinel, startRedisServer, type RedisServer } from '@wirehook/testkit';
+import { eventually, freePort, startRedisSentinel, startRedisServer, type RedisServer } from '@wirehook/testkit';
 import { RedisKv } from './redis-kv.ts';
 import { parseRedisUrl } from './redis-url.ts';
 
@@ -71,5 +74,21 @@ describe('RedisKv through Sentinel', () => {
     } finally {
       await kv.close();
     }
+  });
+});
+
+describe('RedisKv through Sentinel, no sentinel answering', () => {
+  it('closed, lets its process end at once (each failed lookup’s client held it 2 s: patches/ioredis@5.11.1.patch)', async () => {
+    // A port nothing listens on: every lookup of the primary is refused.
+    const url = `redis+sentinel://127.0.0.1:${await freePort()}/mymaster`;
+    const probe = join(import.meta.dirname, '..', 'test', 'close-sentinels-down-process.ts');
+    const child = spawn(process.execPath, [probe], { env: { ...process.env, REDIS_URL: url }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    child.stdout.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(said).toContain('lookups failed');
+    expect(said).toContain('closed');
+    expect(said).not.toContain('still held open');
+    expect(code).toBe(0);
   });
 });
