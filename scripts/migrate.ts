@@ -41,6 +41,17 @@ const deadlineAt = Date.now() + waitSeconds * 1_000;
 const started = Date.now();
 // Progress is printed by `waitFor`: the service wording of connectWithRetry's log does not fit a Job.
 const quiet = { warn: () => {}, info: () => {} };
+// A Job's pod deleted (SIGTERM), or Ctrl-C, while it waits or upgrades: the waits end, a MongoDB
+// layout upgrade gives its lease up (the next run need not wait 120 s for it), and migrate exits
+// 143 or 130 saying so. Every step starts over safely next time.
+const stop = new AbortController();
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort(new Error(signal)));
+const exitIfStopped = (): void => {
+  if (!stop.signal.aborted) return;
+  const signal = (stop.signal.reason as Error).message;
+  process.stderr.write(`migrate: stopped by ${signal} before it finished; the next run starts over where it must\n`);
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+};
 
 /** Connects to `what` through `connect`, retrying until the shared deadline; exits 1 naming it when that passes. */
 async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
@@ -49,8 +60,9 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
     process.stderr.write(`migrate: waiting for ${what} (attempt ${attempt}, ${elapsed} s of ${waitSeconds})\n`);
   };
   try {
-    return await connectWithRetry(what, connect, quiet, { deadlineAt, onRetry });
+    return await connectWithRetry(what, connect, quiet, { deadlineAt, onRetry, signal: stop.signal });
   } catch (err) {
+    exitIfStopped();
     if (err instanceof StartupError) {
       // Refused, not unreachable (a wrong NATS credential): waiting longer cures nothing.
       process.stderr.write(`migrate: ${err.message}\n`);
@@ -62,7 +74,7 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
   }
 }
 
-const store = await waitFor(`the store (${describeStore(config)})`, () => openStore(config));
+const store = await waitFor(`the store (${describeStore(config)})`, () => openStore(config, { signal: stop.signal }));
 await store.close();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
 if (!storeOnly) {

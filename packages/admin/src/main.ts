@@ -15,29 +15,30 @@ const config = loadConfig(z.object({ ...storeEnv }), process.env, 'admin');
 // org id that looks fine: say on stderr (stdout stays one JSON document) that one was made.
 const databaseFile = join(resolve(config.DATA_DIR), SQLITE_FILE_NAME);
 const isNew = !config.MONGODB_URL && !existsSync(databaseFile);
-// Ctrl-C while the store opens ends a MongoDB layout upgrade under way, its lease given up (the
-// next start need not wait 120 s for it to run out), and then the command: it does nothing and
-// says so, still one JSON document, exit 130. Once the store is open, the signals end the command
-// as they did before (their default).
+// Ctrl-C (or SIGTERM) while the store opens ends a MongoDB layout upgrade under way, its lease
+// given up (the next start need not wait 120 s for it to run out), and then the command: it does
+// nothing and says so, still one JSON document, exit 130 (143 for SIGTERM). Once the store is open,
+// the signals end the command as they did before (their default).
 const interrupted = new AbortController();
-const interrupt = (signal: NodeJS.Signals) => interrupted.abort(new Error(`${signal} while the store opened`));
+const interrupt = (signal: NodeJS.Signals) => interrupted.abort(new Error(signal));
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupt);
 const endInterrupted = (): never => {
-  const reason = interrupted.signal.reason as Error;
-  process.stdout.write(`${JSON.stringify({ error: 'interrupted', message: `${reason.message}; nothing was done` })}\n`);
-  process.exit(130);
+  const signal = (interrupted.signal.reason as Error).message;
+  process.stdout.write(`${JSON.stringify({ error: 'interrupted', message: `${signal} while the store opened; nothing was done` })}\n`);
+  process.exit(signal === 'SIGINT' ? 130 : 143);
 };
 const store = await openStore(config, { signal: interrupted.signal }).catch((err: unknown) => {
-  if (interrupted.signal.aborted) endInterrupted();
+  // Its own failure (a newer layout, no server) is said as it was, interrupted or not.
+  if (err === interrupted.signal.reason) endInterrupted();
   throw err;
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupt);
+if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 // Asked while an open that does not hear it (SQLite's, MongoDB's index checks) went on: stopped before the command.
 if (interrupted.signal.aborted) {
   await store.close();
   endInterrupted();
 }
-if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 try {
   const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock, keys: () => loadSealingKeys(config) });
   process.stdout.write(`${JSON.stringify(output)}\n`);

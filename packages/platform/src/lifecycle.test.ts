@@ -242,3 +242,21 @@ it('a second SIGTERM while it drains is no second stop: the drain ends and the p
   expect(code).toBe(0);
   expect(stdout).toContain('"msg":"stopped"');
 }, 30_000);
+
+it('a second Ctrl-C while it drains exits at once (130): the person at the terminal means it now', async () => {
+  const child = spawn(process.execPath, [PROBE], {
+    env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_MS: '20000', STOP_DEADLINE_MS: '30000' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = once(child, 'close');
+  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  child.kill('SIGINT');
+  await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
+  child.kill('SIGINT');
+  const [code] = (await closed) as [number | null];
+  expect(stdout).toContain('a second Ctrl-C; exiting now');
+  expect(stdout).not.toContain('"msg":"stopped"');
+  expect(code).toBe(130);
+}, 30_000);

@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { afterWritten } from './after-written.ts';
@@ -54,6 +57,20 @@ describe('createLogger', () => {
     await new Promise<void>((resolve) => afterWritten(slow, 60_000, resolve));
     expect(lines).toHaveLength(2_001);
     expect(lines.at(-1)).toContain('dispatcher: stopped');
+  });
+
+  it.each(['json', 'pretty'])('a %s logger whose reader has gone (EPIPE) drops its lines and lets the process carry on', async (format) => {
+    const probe = join(import.meta.dirname, 'testing', 'log-after-reader-gone.ts');
+    const child = spawn(process.execPath, [probe], { env: { ...process.env, LOG_FORMAT: format }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = once(child, 'exit');
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    child.stdin.write('go\n');
+    const [code] = (await exited) as [number | null];
+    expect(stderr).toContain('survived');
+    expect(code).toBe(0);
   });
 
   it('never writes an Authorization header or a payload', () => {

@@ -46,6 +46,7 @@ export interface LoggerOptions {
  */
 export function createLogger(options: LoggerOptions): Logger {
   const destination = options.destination ?? process.stdout;
+  keepLoggingWhenReaderGone(destination);
   const format = options.format ?? 'auto';
   const isTerminal = (destination as { isTTY?: boolean }).isTTY === true;
   const instance = options.instance ?? (process.env['WIREHOOK_INSTANCE'] || hostname());
@@ -86,4 +87,19 @@ export function silentLogger(): Logger {
 function prettyLines(destination: NodeJS.WritableStream, options: PinoPretty.PrettyOptions): { write(line: string): void } {
   const pretty = pinoPretty().prettyFactory(options);
   return { write: (line) => void destination.write(pretty(line)) };
+}
+
+/** Destinations whose write errors are already taken care of (createLogger may be called again on one). */
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * A destination whose reader has gone (EPIPE: the cluster launcher killed, a terminal closed)
+ * fails its writes with an 'error' event, which, unheard, ended the process — mid-drain, its
+ * sends and a layout upgrade's lease with it. Lines with nowhere to go are dropped; the process
+ * carries on with its stop. (pino-pretty's own stream used to swallow these for pretty lines.)
+ */
+function keepLoggingWhenReaderGone(destination: NodeJS.WritableStream): void {
+  if (guarded.has(destination)) return;
+  guarded.add(destination);
+  destination.on('error', () => {});
 }

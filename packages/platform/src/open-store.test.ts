@@ -12,6 +12,12 @@ describe('openStore on MongoDB', () => {
     expect(await openRequestStore(config)).toEqual({ url: config.MONGODB_URL, poolWaitMs: 10_000 });
   });
 
+  it('passes the stop asked during the start on (it ends a layout upgrade, and the wait for a server)', async () => {
+    const { signal } = new AbortController();
+    expect(await openStore(config, { signal })).toEqual({ url: config.MONGODB_URL, signal });
+    expect(await openRequestStore(config, signal)).toEqual({ url: config.MONGODB_URL, poolWaitMs: 10_000, signal });
+  });
+
   it("leaves a dispatcher's (and every other process's) to the driver: no limit unless the URL sets one", async () => {
     expect(await openStore(config)).toEqual({ url: config.MONGODB_URL });
   });

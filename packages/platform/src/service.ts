@@ -66,7 +66,12 @@ export async function runService(
   const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
   const stop = new AbortController();
   const askStop = (reason: string) => {
-    if (!stop.signal.aborted) stop.abort(new StopAsked(reason));
+    if (!stop.signal.aborted) return stop.abort(new StopAsked(reason));
+    // A second Ctrl-C at a terminal: the person means it now (a second SIGTERM changes nothing).
+    if (reason === 'SIGINT') {
+      logger.warn('a second Ctrl-C; exiting now, without the rest of the stop');
+      process.exit(130);
+    }
   };
   for (const signal of stopOn) process.on(signal, askStop);
   const deadlineMs = config.stopDeadlineMs ?? SERVICE_STOP_MS;
@@ -97,7 +102,9 @@ export async function runService(
       }, deadlineMs);
       startDeadline.unref();
     };
-    stop.signal.addEventListener('abort', duringBuild, { once: true });
+    // Asked already (while the health port opened): the listener would never fire.
+    if (stop.signal.aborted) duringBuild();
+    else stop.signal.addEventListener('abort', duringBuild, { once: true });
     let components: Component[];
     try {
       components = await build({ logger, clock, registry, readiness, signal: stop.signal });

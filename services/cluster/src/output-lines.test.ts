@@ -18,8 +18,12 @@ async function linesOf(chunks: (string | Buffer)[], how: 'end' | 'destroy'): Pro
 }
 
 describe('eachLine', () => {
-  it('says each line without its newline (\\n or \\r\\n), across chunks', async () => {
+  it('says each line without its end (\\n, \\r\\n or a lone \\r, as readline), across chunks', async () => {
     expect(await linesOf(['first\nsec', 'ond\r\nthird\n'], 'end')).toEqual(['first', 'second', 'third']);
+    expect(await linesOf(['a\rb\n'], 'end')).toEqual(['a', 'b']);
+    // A \r\n split between two reads is one line end.
+    expect(await linesOf(['a\r', '\nb\n'], 'end')).toEqual(['a', 'b']);
+    expect(await linesOf(['a\r', 'b\n'], 'end')).toEqual(['a', 'b']);
   });
 
   it('says the last words after the last newline when the stream is cut (destroyed), as when it ends', async () => {

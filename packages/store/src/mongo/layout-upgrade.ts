@@ -26,6 +26,8 @@ export const SCHEMA_VERSION = 4;
 const UPGRADE_BATCH = 10_000;
 const LEASE = 'schema-upgrade';
 const LEASE_MS = 120_000;
+/** How often a process waiting for another's upgrade asks for the lease again. */
+export const UPGRADE_ASK_AGAIN_MS = 2_000;
 /** How long a process waits for another's upgrade before it gives up with an error (a large upgrade takes hours). */
 const WAIT_MS = 24 * 3600_000;
 
@@ -78,8 +80,11 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     });
     if (upgraded) return;
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
-    // Aborted, the wait rejects with the stop's own reason (timers' AbortError only wraps it).
-    await sleep(2_000, undefined, signal === undefined ? undefined : { signal }).catch((err: unknown) => {
+    // Aborted, the wait rejects with the stop's own reason (timers' AbortError only wraps it),
+    // having given up the lease in case a take whose outcome was unknown stood after all (it is
+    // ended only by this holder: another's stays).
+    await sleep(UPGRADE_ASK_AGAIN_MS, undefined, signal === undefined ? undefined : { signal }).catch(async (err: unknown) => {
+      if (signal?.aborted) await lease.release();
       signal?.throwIfAborted();
       throw err;
     });

@@ -1,3 +1,4 @@
+import { unlessAborted } from '@wirehook/core';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { MongoClient, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import type { Store } from '../store.ts';
@@ -74,8 +75,17 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   let client: MongoClient;
   try {
     client = new MongoClient(options.url, mongoClientOptions(options));
-    await client.connect();
   } catch (err) {
+    throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
+  }
+  try {
+    // A stop asked meanwhile ends the wait for a server (30 s when none answers), and the client.
+    await unlessAborted(client.connect(), options.signal);
+  } catch (err) {
+    if (options.signal?.aborted) {
+      await client.close().catch(() => {});
+      throw options.signal.reason;
+    }
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
   }
   try {
