@@ -225,37 +225,32 @@ it('a stop asked in the very turn the build ends is not lost: nothing starts, th
   expect(code).toBe(0);
 }, 30_000);
 
-it('a second SIGTERM while it drains is no second stop: the drain ends and the process exits 0', async () => {
+/** Stops a ready probe with `signal`, and once its drain has begun (STOP_MS long), sends `signal` again. */
+async function stopTwice(signal: NodeJS.Signals, env: Record<string, string>) {
   const child = spawn(process.execPath, [PROBE], {
-    env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_MS: '1000', STOP_DEADLINE_MS: '20000' },
+    env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const closed = once(child, 'close');
   await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
-  child.kill('SIGTERM');
+  child.kill(signal);
   await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
-  child.kill('SIGTERM');
-  const [code, signal] = (await closed) as [number | null, NodeJS.Signals | null];
-  expect(signal).toBeNull();
+  child.kill(signal);
+  const [code, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
+  return { code, killedBy, stdout };
+}
+
+it('a second SIGTERM while it drains is no second stop: the drain ends and the process exits 0', async () => {
+  const { code, killedBy, stdout } = await stopTwice('SIGTERM', { STOP_MS: '1000', STOP_DEADLINE_MS: '20000' });
+  expect(killedBy).toBeNull();
   expect(code).toBe(0);
   expect(stdout).toContain('"msg":"stopped"');
 }, 30_000);
 
 it('a second Ctrl-C while it drains exits at once (130): the person at the terminal means it now', async () => {
-  const child = spawn(process.execPath, [PROBE], {
-    env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_MS: '20000', STOP_DEADLINE_MS: '30000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  const closed = once(child, 'close');
-  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
-  child.kill('SIGINT');
-  await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
-  child.kill('SIGINT');
-  const [code] = (await closed) as [number | null];
+  const { code, stdout } = await stopTwice('SIGINT', { STOP_MS: '20000', STOP_DEADLINE_MS: '30000' });
   expect(stdout).toContain('a second Ctrl-C; exiting now');
   expect(stdout).not.toContain('"msg":"stopped"');
   expect(code).toBe(130);
