@@ -46,8 +46,13 @@ const quiet = { warn: () => {}, info: () => {} };
 // 143 or 130 saying so. Every step starts over safely next time.
 const stop = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort(new Error(signal)));
-const exitIfStopped = (): void => {
+/** The store's open under way: it hears the stop itself, and gives the lease up before it settles. */
+let opening: Promise<unknown> | undefined;
+/** How long a stopped migrate waits for that before it exits anyway (the lease then runs out). */
+const GIVE_UP_WAIT_MS = 10_000;
+const exitIfStopped = async (): Promise<void> => {
   if (!stop.signal.aborted) return;
+  await Promise.race([opening?.catch(() => {}), new Promise((resolve) => setTimeout(resolve, GIVE_UP_WAIT_MS).unref())]);
   const signal = (stop.signal.reason as Error).message;
   process.stderr.write(`migrate: stopped by ${signal} before it finished; the next run starts over where it must\n`);
   process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -62,7 +67,7 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
   try {
     return await connectWithRetry(what, connect, quiet, { deadlineAt, onRetry, signal: stop.signal });
   } catch (err) {
-    exitIfStopped();
+    await exitIfStopped();
     if (err instanceof StartupError) {
       // Refused, not unreachable (a wrong NATS credential): waiting longer cures nothing.
       process.stderr.write(`migrate: ${err.message}\n`);
@@ -74,7 +79,7 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
   }
 }
 
-const store = await waitFor(`the store (${describeStore(config)})`, () => openStore(config, { signal: stop.signal }));
+const store = await waitFor(`the store (${describeStore(config)})`, () => (opening = openStore(config, { signal: stop.signal })));
 await store.close();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
 if (!storeOnly) {

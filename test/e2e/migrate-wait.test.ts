@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startNatsServer, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
+import { eventually, freePort, startNatsServer, type NatsServer, spawnTestProcess } from '@wirehook/testkit';
 import { afterAll, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -72,3 +72,26 @@ it('--store-only: the store alone, NATS not dialled; an unknown argument is refu
   const wrong = await migrate({ NATS_URL: url }, ['--stor-only']);
   expect(wrong).toMatchObject({ code: 2, stderr: 'usage: wirehook migrate [--store-only]\n' });
 }, 20_000);
+
+it.each([
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const)(
+  'a %s while it waits (a Job’s pod deleted, Ctrl-C): it stops at once, says so, exit %i',
+  async (signal, exitCode) => {
+    const url = `nats://127.0.0.1:${await freePort()}`;
+    const child = spawnTestProcess(process.execPath, [join(root, 'scripts/service.ts'), 'migrate'], {
+      env: { ...process.env, DATA_DIR: dataDir, MONGODB_URL: '', NATS_URL: url, MIGRATE_WAIT_SECONDS: '300' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+    // Its stop listeners are set before it waits for anything: once it says it waits, a signal is heard.
+    await eventually(() => expect(stderr).toContain('migrate: waiting for NATS'), 20_000, 20);
+    child.kill(signal);
+    expect(await closed, stderr).toBe(exitCode);
+    expect(stderr.trim().split('\n').at(-1)).toBe(`migrate: stopped by ${signal} before it finished; the next run starts over where it must`);
+  },
+  30_000,
+);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { eventually, freePort } from '@wirehook/testkit';
 import { expect, it } from 'vitest';
 import { HELD_AFTER_STOP, STOPPED_LINGER_MS } from './lifecycle.ts';
-import { STOPPED_WHILE_STARTING } from './service.ts';
+import { SAME_KEYPRESS_MS, STOPPED_WHILE_STARTING } from './service.ts';
 
 const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
 
@@ -225,8 +225,11 @@ it('a stop asked in the very turn the build ends is not lost: nothing starts, th
   expect(code).toBe(0);
 }, 30_000);
 
-/** Stops a ready probe with `signal`, and once its drain has begun (STOP_MS long), sends `signal` again. */
-async function stopTwice(signal: NodeJS.Signals, env: Record<string, string>) {
+/**
+ * Stops a ready probe with `signal`, and once its drain has begun (STOP_MS long) and `gapMs` have
+ * passed since, sends `signal` again (`gapMs` 0: both at once, before the drain is seen).
+ */
+async function stopTwice(signal: NodeJS.Signals, env: Record<string, string>, gapMs: number) {
   const child = spawn(process.execPath, [PROBE], {
     env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -235,23 +238,34 @@ async function stopTwice(signal: NodeJS.Signals, env: Record<string, string>) {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const closed = once(child, 'close');
   await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  const firstAt = performance.now();
   child.kill(signal);
-  await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
+  if (gapMs > 0) {
+    await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + gapMs - performance.now())));
+  }
   child.kill(signal);
   const [code, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
   return { code, killedBy, stdout };
 }
 
 it('a second SIGTERM while it drains is no second stop: the drain ends and the process exits 0', async () => {
-  const { code, killedBy, stdout } = await stopTwice('SIGTERM', { STOP_MS: '1000', STOP_DEADLINE_MS: '20000' });
+  const { code, killedBy, stdout } = await stopTwice('SIGTERM', { STOP_MS: '1000', STOP_DEADLINE_MS: '20000' }, SAME_KEYPRESS_MS + 100);
   expect(killedBy).toBeNull();
   expect(code).toBe(0);
   expect(stdout).toContain('"msg":"stopped"');
 }, 30_000);
 
 it('a second Ctrl-C while it drains exits at once (130): the person at the terminal means it now', async () => {
-  const { code, stdout } = await stopTwice('SIGINT', { STOP_MS: '20000', STOP_DEADLINE_MS: '30000' });
+  const { code, stdout } = await stopTwice('SIGINT', { STOP_MS: '20000', STOP_DEADLINE_MS: '30000' }, SAME_KEYPRESS_MS + 100);
   expect(stdout).toContain('a second Ctrl-C; exiting now');
   expect(stdout).not.toContain('"msg":"stopped"');
   expect(code).toBe(130);
+}, 30_000);
+
+it('two SIGINTs at once are one Ctrl-C (a wrapper forwarding the keypress): the drain goes on and ends (0)', async () => {
+  const { code, stdout } = await stopTwice('SIGINT', { STOP_MS: '1000', STOP_DEADLINE_MS: '20000' }, 0);
+  expect(stdout).not.toContain('a second Ctrl-C');
+  expect(stdout).toContain('"msg":"stopped"');
+  expect(code).toBe(0);
 }, 30_000);

@@ -96,10 +96,17 @@ const guarded = new WeakSet<NodeJS.WritableStream>();
  * A destination whose reader has gone (EPIPE: the cluster launcher killed, a terminal closed)
  * fails its writes with an 'error' event, which, unheard, ended the process — mid-drain, its
  * sends and a layout upgrade's lease with it. Lines with nowhere to go are dropped; the process
- * carries on with its stop. (pino-pretty's own stream used to swallow these for pretty lines.)
+ * carries on with its stop. Any other write failure is said once on stderr. (pino-pretty's own
+ * stream used to swallow every error for pretty lines.)
  */
 function keepLoggingWhenReaderGone(destination: NodeJS.WritableStream): void {
   if (guarded.has(destination)) return;
   guarded.add(destination);
-  destination.on('error', () => {});
+  let said = false;
+  destination.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' || said) return;
+    // Another failure (a full disk under a file): said once where it may still be read, the process going on.
+    said = true;
+    process.stderr.write(`log lines are being lost: ${err.message}\n`);
+  });
 }

@@ -26,6 +26,9 @@ export interface ServiceContext {
   signal: AbortSignal;
 }
 
+/** Two SIGINTs closer than this are one Ctrl-C (forwarded by a wrapper as well as sent to the group). */
+export const SAME_KEYPRESS_MS = 500;
+
 /** Said when a stop asked during the start has ended it. */
 export const STOPPED_WHILE_STARTING = 'stopped while starting';
 
@@ -65,10 +68,15 @@ export async function runService(
   // between the build and runComponents, and a second is no second stop. `build` hears it too.
   const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
   const stop = new AbortController();
+  let askedAt = 0;
   const askStop = (reason: string) => {
-    if (!stop.signal.aborted) return stop.abort(new StopAsked(reason));
+    if (!stop.signal.aborted) {
+      askedAt = performance.now();
+      return stop.abort(new StopAsked(reason));
+    }
     // A second Ctrl-C at a terminal: the person means it now (a second SIGTERM changes nothing).
-    if (reason === 'SIGINT') {
+    // Not one that comes with the first (a wrapper such as a package manager forwarding the same keypress).
+    if (reason === 'SIGINT' && performance.now() - askedAt > SAME_KEYPRESS_MS) {
       logger.warn('a second Ctrl-C; exiting now, without the rest of the stop');
       process.exit(130);
     }

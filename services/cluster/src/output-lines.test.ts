@@ -24,6 +24,7 @@ describe('eachLine', () => {
     // A \r\n split between two reads is one line end.
     expect(await linesOf(['a\r', '\nb\n'], 'end')).toEqual(['a', 'b']);
     expect(await linesOf(['a\r', 'b\n'], 'end')).toEqual(['a', 'b']);
+    expect(await linesOf(['a\r', 'b'], 'destroy')).toEqual(['a', 'b']);
   });
 
   it('says the last words after the last newline when the stream is cut (destroyed), as when it ends', async () => {

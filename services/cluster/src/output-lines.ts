@@ -23,8 +23,9 @@ export function eachLine(stream: Readable, onLine: (line: string) => void): void
     for (const line of lines) onLine(line);
   });
   stream.once('close', () => {
+    // What is left may hold a `\r` that a read with no line end came after ('a\r', then 'b').
     const rest = pending.join('').replace(/\r$/, '');
     pending = [];
-    if (rest !== '') onLine(rest);
+    if (rest !== '') for (const line of rest.split(/\r\n|\n|\r/)) onLine(line);
   });
 }

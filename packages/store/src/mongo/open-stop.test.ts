@@ -1,7 +1,8 @@
 // A stop asked while the MongoDB store opens, without a server: a port nothing listens on, so the
 // driver would wait its whole server selection (10 minutes here, past the test's own limit) for one to answer.
 import { freePort } from '@wirehook/testkit';
-import { expect, it } from 'vitest';
+import { MongoClient } from 'mongodb';
+import { expect, it, vi } from 'vitest';
 import { openMongoStore } from './open-mongo-store.ts';
 
 it('a stop asked while it waits for a server ends the wait with the stop’s reason, not the driver’s timeout', async () => {
@@ -10,5 +11,9 @@ it('a stop asked while it waits for a server ends the wait with the stop’s rea
   const opening = openMongoStore({ url, signal: stop.signal });
   // Asked once the open is under way (its first attempt refused, the driver waiting for the next).
   setImmediate(() => stop.abort(new Error('SIGTERM while starting')));
+  const closed = vi.spyOn(MongoClient.prototype, 'close');
   await expect(opening).rejects.toThrow('SIGTERM while starting');
+  // And its client closed: no monitor left dialling the dead port for the rest of its 10 minutes.
+  expect(closed).toHaveBeenCalled();
+  closed.mockRestore();
 });
