@@ -59,7 +59,6 @@ export async function runService(
   // Not ready until build is done: it may be waiting for NATS or the store (connectWithRetry).
   const starting: ReadinessCheck = { name: 'starting', gates: true, probe: async () => Promise.reject(new Error('connecting to its dependencies')) };
   const readiness: ReadinessCheck[] = [starting];
-  // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work).
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
@@ -127,6 +126,7 @@ export async function runService(
       logger,
       deadlineMs,
       stopWhen: stop.signal,
+      // Once a stop begins: not ready (a load balancer that reads /readyz sends no new work).
       onStopping: () => {
         readiness.push(stoppingCheck);
         state.state = 'stopping';
