@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { NatsBus } from '@wirehook/bus';
 import {
+  abortOnSignals,
   connectWithRetry,
   describeStore,
   checkNatsEnv,
@@ -44,8 +45,7 @@ const quiet = { warn: () => {}, info: () => {} };
 // A Job's pod deleted (SIGTERM), or Ctrl-C, while it waits or upgrades: the waits end, a MongoDB
 // layout upgrade gives its lease up (the next run need not wait 120 s for it), and migrate exits
 // 143 or 130 saying so. Every step starts over safely next time.
-const stop = new AbortController();
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort(new Error(signal)));
+const stop = abortOnSignals();
 /** The store's open under way: it hears the stop itself, and gives the lease up before it settles. */
 let opening: Promise<unknown> | undefined;
 /** How long a stopped migrate waits for that before it exits anyway (the lease then runs out). */
@@ -53,9 +53,8 @@ const GIVE_UP_WAIT_MS = 10_000;
 const exitIfStopped = async (): Promise<void> => {
   if (!stop.signal.aborted) return;
   await Promise.race([opening?.catch(() => {}), new Promise((resolve) => setTimeout(resolve, GIVE_UP_WAIT_MS).unref())]);
-  const signal = (stop.signal.reason as Error).message;
-  process.stderr.write(`migrate: stopped by ${signal} before it finished; the next run starts over where it must\n`);
-  process.exit(signal === 'SIGINT' ? 130 : 143);
+  process.stderr.write(`migrate: stopped by ${stop.by} before it finished; the next run starts over where it must\n`);
+  process.exit(stop.exitCode());
 };
 
 /** Connects to `what` through `connect`, retrying until the shared deadline; exits 1 naming it when that passes. */

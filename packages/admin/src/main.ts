@@ -3,7 +3,7 @@
 // server (DATA_DIR) and is safe to run while the server runs.
 import { z } from 'zod';
 import { systemClock, toErrorResponse, WirehookError } from '@wirehook/core';
-import { loadConfig, loadSealingKeys, openStore, StartupError, storeEnv } from '@wirehook/platform';
+import { abortOnSignals, loadConfig, loadSealingKeys, openStore, StartupError, storeEnv } from '@wirehook/platform';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SQLITE_FILE_NAME } from '@wirehook/store';
@@ -19,20 +19,17 @@ const isNew = !config.MONGODB_URL && !existsSync(databaseFile);
 // given up (the next start need not wait 120 s for it to run out), and then the command: it does
 // nothing and says so, still one JSON document, exit 130 (143 for SIGTERM). Once the store is open,
 // the signals end the command as they did before (their default).
-const interrupted = new AbortController();
-const interrupt = (signal: NodeJS.Signals) => interrupted.abort(new Error(signal));
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupt);
+const interrupted = abortOnSignals();
 const endInterrupted = (): never => {
-  const signal = (interrupted.signal.reason as Error).message;
-  process.stdout.write(`${JSON.stringify({ error: 'interrupted', message: `${signal} while the store opened; nothing was done` })}\n`);
-  process.exit(signal === 'SIGINT' ? 130 : 143);
+  process.stdout.write(`${JSON.stringify({ error: 'interrupted', message: `${interrupted.by} while the store opened; nothing was done` })}\n`);
+  process.exit(interrupted.exitCode());
 };
 const store = await openStore(config, { signal: interrupted.signal }).catch((err: unknown) => {
   // Its own failure (a newer layout, no server) is said as it was, interrupted or not.
   if (err === interrupted.signal.reason) endInterrupted();
   throw err;
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, interrupt);
+interrupted.dispose();
 if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
 // Asked while an open that does not hear it (SQLite's, MongoDB's index checks) went on: stopped before the command.
 if (interrupted.signal.aborted) {

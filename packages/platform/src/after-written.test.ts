@@ -26,20 +26,33 @@ it('calls back once what the stream holds is written — below the high-water ma
   expect(said).toEqual(['wrote 1024', 'wrote 1024', 'wrote 1024', 'called back']);
 });
 
-it('calls back at once when nothing is held, and at the fallback when the writes never end — once either way', async () => {
+it('calls back at once when nothing is held, and at the fallback when the writes end too late — once either way', async () => {
   const said: string[] = [];
   afterWritten(slowStream(20, said), 60_000, () => said.push('idle stream'));
   expect(said).toEqual(['idle stream']);
 
-  const stuck = new Writable({ write: () => {} }); // never calls back
-  stuck.write('held');
+  // A write that ends only when told: after the fallback has called back, so both would call.
+  const { promise: told, resolve: tell } = Promise.withResolvers<void>();
+  const { promise: written, resolve: wrote } = Promise.withResolvers<void>();
+  const late = new Writable({
+    write(_chunk, _encoding, done) {
+      void told.then(() => {
+        done();
+        wrote();
+      });
+    },
+  });
+  late.write('held');
   let calls = 0;
   await new Promise<void>((resolve) =>
-    afterWritten(stuck, 50, () => {
+    afterWritten(late, 50, () => {
       calls++;
       resolve();
     }),
   );
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  tell();
+  await written;
+  // The empty write's callback, queued behind the held write, has run by the time the stream is empty again.
+  await new Promise<void>((resolve) => late.write('', () => resolve()));
   expect(calls).toBe(1);
 });

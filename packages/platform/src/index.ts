@@ -8,6 +8,7 @@ export * from './file-offset-clock.ts';
 export * from './open-store.ts';
 export * from './readiness.ts';
 export * from './service.ts';
+export * from './signal-stop.ts';
 export * from './spans.ts';
 export * from './outage-log.ts';
 export * from './connect-retry.ts';

@@ -84,8 +84,7 @@ export async function runComponents(
   if (stopWhen === undefined) {
     for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
   } else {
-    // The reason as a signal's name would read ('SIGTERM'), an Error's message being it.
-    const stopNow = () => void stopAll(stopWhen.reason instanceof Error ? stopWhen.reason.message : String(stopWhen.reason));
+    const stopNow = () => void stopAll(stopReasonText(stopWhen.reason));
     if (stopWhen.aborted) stopNow();
     else stopWhen.addEventListener('abort', stopNow, { once: true });
   }
@@ -103,4 +102,9 @@ export async function runComponents(
     }
   }
   return !stopping;
+}
+
+/** A stop's reason as a log line names it: a signal's name ('SIGTERM'), an Error's being its message. */
+export function stopReasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }

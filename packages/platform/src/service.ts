@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { FileOffsetClock } from './file-offset-clock.ts';
 import { SERVICE_STOP_MS } from '@wirehook/core/without-schemas';
 import { afterWritten } from './after-written.ts';
-import { runComponents, STOPPED_LINGER_MS, type Component } from './lifecycle.ts';
+import { runComponents, STOPPED_LINGER_MS, stopReasonText, type Component } from './lifecycle.ts';
 import { type ReadinessCheck, stoppingCheck } from './readiness.ts';
 import { createLogger, type LogFormat } from './logger.ts';
 import type { Registry } from 'prom-client';
@@ -102,7 +102,7 @@ export async function runService(
     // A stop during the build ends it (what it waits for hears `signal`; a MongoDB layout upgrade
     // gives its lease up), or the process at the stop deadline, as a stop past its deadline does.
     const duringBuild = () => {
-      logger.info({ reason: reasonOf(stop.signal.reason), deadlineMs }, 'asked to stop while starting; ending the start');
+      logger.info({ reason: stopReasonText(stop.signal.reason), deadlineMs }, 'asked to stop while starting; ending the start');
       startDeadline = setTimeout(() => {
         logger.error({ deadlineMs }, 'the start did not end by the stop deadline; exiting');
         process.exit(1);
@@ -152,10 +152,6 @@ export async function runService(
 /** The reason of a stop asked: the signal's name, or what else asked it. */
 class StopAsked extends Error {
   override name = 'StopAsked';
-}
-
-function reasonOf(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
 }
 
 /** Ends a process that could not start: a StartupError (the operator's to fix) as one line that says what, anything else with its stack. */
