@@ -12,6 +12,8 @@ function database(
     endpoints?: number;
     onEndpoint?: (n: number) => void;
     heldByAnother?: () => void;
+    /** Told as this process takes the lease. */
+    onLeaseTaken?: () => void;
     /** A layout-3 database of single collections (before monthly buckets): their indexes build for ever, this told as they start. */
     onIndexBuild?: () => void;
   } = {},
@@ -71,6 +73,7 @@ function database(
           return { _id: 'schema-upgrade', holder: 'another process', takenAt: 1_000 };
         }
         writes.push('lease taken');
+        options.onLeaseTaken?.();
         return { _id: 'schema-upgrade', holder: update[0].$set.holder.$cond[1].$literal, takenAt: 1_000 };
       },
       updateOne: async (filter: { holder: string }, update: { $set: { leaseUntil: number } }) => {
@@ -137,6 +140,13 @@ describe('upgradeLayout', () => {
     const db = database([3], { onIndexBuild: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.writes).toEqual(['lease taken', 'legacy month chosen', 'index build begun', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a stop asked while the lease is taken begins nothing under it (no legacy month chosen, no index build), the lease given up', async () => {
+    const stop = new AbortController();
+    const db = database([3], { onIndexBuild: () => {}, onLeaseTaken: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 
   it('a stop asked while another process upgrades ends the wait for it at once', async () => {

@@ -60,6 +60,8 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
         signal?.throwIfAborted();
         await renewLease();
       };
+      // A stop asked while the lease was taken: nothing begun under it.
+      signal?.throwIfAborted();
       // Read again under the lease: another process may have upgraded it, and given the lease up, since.
       const current = await meta.findOne(q.filter, q.options);
       if (current?.version === SCHEMA_VERSION) return;
@@ -230,6 +232,8 @@ async function adoptSingleCollections(
       })
       .finally(() => (renewal = undefined));
   }, LEASE_MS / 4);
+  // Asked while the legacy month was written: no builds begun that nobody waits for.
+  signal?.throwIfAborted();
   try {
     // A stop does not wait for the builds (hours on 10⁸ documents): the server goes on with
     // them (a client that goes does not end a build), and the next upgrade's createIndexes of

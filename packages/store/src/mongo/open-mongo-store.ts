@@ -79,8 +79,9 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     throw new Error(`cannot connect to MongoDB at ${where}: ${messageOf(err)}`, { cause: err });
   }
   try {
-    // A stop asked meanwhile ends the wait for a server (30 s when none answers), and the client.
-    await unlessAborted(client.connect(), options.signal);
+    // A stop asked meanwhile ends the wait for a server (30 s when none answers), and the client
+    // (closed below, and again once a connect it came too early to end has finished).
+    await unlessAborted(client.connect(), options.signal, (connected) => connected.close());
   } catch (err) {
     if (options.signal?.aborted) {
       await client.close().catch(() => {});
@@ -92,7 +93,9 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     const dbName = options.dbName ?? dbNameIn(options.url) ?? MONGO_DEFAULT_DB_NAME;
     const db = client.db(dbName);
     await requireTransactions(db, where);
-    await ensureIndexes(db);
+    // Index builds a release adds (hours on a large collection) are not waited for by a stop: the
+    // server goes on with them, and the next start's identical createIndexes waits for them there.
+    await unlessAborted(ensureIndexes(db), options.signal);
     const conn = new MongoConnection(client, db);
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     await upgradeLayout(conn, where, log, options.signal);
@@ -103,7 +106,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     // This month's and next month's collections, before anything is written to them.
     await ensureMonths(conn, Date.now());
     // The months made before this release get its monthly indexes too (an index it adds).
-    await ensureListedMonthIndexes(conn);
+    await unlessAborted(ensureListedMonthIndexes(conn), options.signal);
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
     return mongoStoreOn(conn, dbName);
