@@ -352,6 +352,11 @@ export interface MetaDoc {
   countedAt?: number;
   /** `_id: 'backlog'`: the take of the count's lease it came from (backlog-read.ts). */
   seq?: number;
+  /** `_id: 'upgrade-progress'`: the layouts of an upgrade under way (layout-upgrade.ts, UpgradeProgress). */
+  from?: number;
+  to?: number;
+  /** `_id: 'upgrade-progress'`: each batched step's last _id done. */
+  after?: Record<string, unknown>;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -16,9 +16,19 @@ function database(
     onLeaseTaken?: () => void;
     /** A layout-3 database of single collections (before monthly buckets): their indexes build for ever, this told as they start. */
     onIndexBuild?: () => void;
+    /** A layout-2 database's deliveries (ids `dl_000001`…), brought up to date in batches by _id range; told of each batch's update. */
+    deliveries?: number;
+    onDeliveriesBatch?: (n: number) => void;
+    /** What `meta`'s upgrade-progress document holds (kept across upgrades of the same stand-in). */
+    progress?: { doc: Record<string, unknown> | null };
   } = {},
 ) {
   const writes: string[] = [];
+  const progress = options.progress ?? { doc: null };
+  /** Each deliveries batch's update, as its _id range. */
+  const batches: string[] = [];
+  const delivery = (n: number) => `dl_${String(n).padStart(6, '0')}`;
+  const none = { find: () => ({ limit: () => ({ toArray: async () => [] }) }), dropIndex: async () => {} };
   /** Endpoints the due queue's backfill has read (the months' stand-in: `endpoints` with due work, each without a first due entry). */
   let endpointsRead = 0;
   const endpoint = (n: number) => `ep_${String(n).padStart(6, '0')}`;
@@ -30,17 +40,47 @@ function database(
   };
   const conn = {
     meta: {
-      findOne: async () => {
+      findOne: async (filter: { _id: string }) => {
+        if (filter._id === 'upgrade-progress') return progress.doc;
         const version = versions.length > 1 ? versions.shift() : versions[0];
         return version === null || version === undefined ? null : { _id: 'schema', version };
       },
-      updateOne: async (_filter: unknown, update: { $max?: { version: number }; $set?: { legacyMonth?: string } }) => {
+      deleteOne: async (filter: { _id: string }) => {
+        if (filter._id === 'upgrade-progress' && progress.doc !== null) writes.push('progress forgotten');
+        progress.doc = null;
+      },
+      updateOne: async (filter: { _id: string }, update: { $max?: { version: number }; $set?: { legacyMonth?: string } }) => {
+        if (filter._id === 'upgrade-progress') return void (progress.doc = { _id: filter._id, ...update.$set });
         if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
         if (options.versionWrite) throw options.versionWrite;
         writes.push(`version ${update.$max?.version}`);
       },
     },
-    db: { listCollections: () => ({ toArray: async () => (options.onIndexBuild === undefined ? [] : [{ name: 'messages' }]) }) },
+    db: {
+      listCollections: () => ({ toArray: async () => (options.onIndexBuild === undefined ? [] : [{ name: 'messages' }]) }),
+      collection: (name: string) => {
+        if (name === 'endpoints') return { ...none, find: () => [] }; // no endpoint that is not active
+        if (name !== 'deliveries') return none;
+        return {
+          ...none,
+          // A batch's ids: the next ≤ limit past `after`, in _id order.
+          find: (filter: { _id?: { $gt: string } }) => ({
+            limit: (limit: number) => ({
+              toArray: async () => {
+                const first = filter._id === undefined ? 1 : Number(filter._id.$gt.slice(3)) + 1;
+                const last = Math.min(first + limit - 1, options.deliveries ?? 0);
+                return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => ({ _id: delivery(first + i) }));
+              },
+            }),
+          }),
+          updateMany: async (filter: { _id: { $gt?: string; $lte: string } }) => {
+            batches.push(`${filter._id.$gt ?? '…'} < _id ≤ ${filter._id.$lte}`);
+            options.onDeliveriesBatch?.(batches.length);
+            return { modifiedCount: 0 };
+          },
+        };
+      },
+    },
     forgetMonths: () => {},
     readLegacyMonth: async () => {},
     months: async () => (options.endpoints === undefined ? [] : ['2026-12']),
@@ -81,7 +121,7 @@ function database(
       },
     },
   };
-  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead };
+  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, progress };
 }
 
 const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
@@ -173,5 +213,29 @@ describe('upgradeLayout', () => {
     const db = database([SCHEMA_VERSION]);
     await upgrade(db.conn);
     expect(db.writes).toEqual([]);
+  });
+
+  it('a layout-2 upgrade after a stop goes on after the last batch the stopped one finished (10,000 deliveries a batch), then forgets it', async () => {
+    const stop = new AbortController();
+    const progress = { doc: null };
+    // 25,000 deliveries: three batches; the stop comes with the second's update.
+    const onDeliveriesBatch = (n: number) => n === 2 && stop.abort(new Error('SIGTERM while starting'));
+    const first = database([2], { deliveries: 25_000, progress, onDeliveriesBatch });
+    await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(first.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
+    expect(first.writes).toEqual(['lease taken', 'lease taken', 'lease given up (0, by its holder: true)']);
+
+    const next = database([2], { deliveries: 25_000, progress });
+    await upgrade(next.conn);
+    expect(next.batches).toEqual(['dl_020000 < _id ≤ dl_025000']);
+    expect(next.writes).toEqual(['lease taken', 'lease taken', `version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+    expect(progress.doc).toBeNull();
+  });
+
+  it('progress another upgrade recorded (from another layout) is not used: the walk begins at the first delivery', async () => {
+    const progress = { doc: { _id: 'upgrade-progress', from: 1, to: SCHEMA_VERSION, after: { deliveries: 'dl_020000' } } };
+    const db = database([2], { deliveries: 15_000, progress });
+    await upgrade(db.conn);
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
   });
 });

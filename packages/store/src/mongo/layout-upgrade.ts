@@ -14,8 +14,9 @@ import { UpgradeLease } from './upgrade-lease.ts';
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
 // one process at a time (the `schema-upgrade` job lease), in batches by _id range (each a
-// bounded update, the lease renewed between them), telling its progress (a crash starts it over:
-// every step is idempotent); the others wait for
+// bounded update, the lease renewed between them), telling its progress and keeping it in `meta`
+// (`upgrade-progress`), so that a start that takes over after a crash or a stop goes on from the
+// last batch done rather than the first (every step is idempotent either way); the others wait for
 // the version. Not a rolling upgrade: a process of the older layout would keep writing the
 // older shape (docs/operations.md, "Upgrades": stop every process first).
 
@@ -73,11 +74,13 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       const fresh = current === null && single.length === 0;
       if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
       else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+      const from = current?.version ?? 1;
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
-      if (!fresh && (current === null || (current.version ?? 1) < 3)) await migrateDocuments(conn.db, renew, log);
+      if (!fresh && from < 3) await migrateDocuments(conn.db, await UpgradeProgress.read(meta, from), renew, log);
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
       await backfillDueQueue(conn, renew);
       await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
+      await UpgradeProgress.forget(meta);
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
     });
     if (upgraded) return;
@@ -108,14 +111,18 @@ function newerLayout(where: string, version: unknown): Error {
  * then drops the indexes this layout replaced. (Layouts before 4 kept messages, bodies,
  * deliveries and attempts in one collection each, under the family's name: moveToMonths.)
  */
-async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+async function migrateDocuments(db: Db, progress: UpgradeProgress, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
   // An endpoint that is not active holds its open deliveries: one indexed update each
-  // (deliveries_endpoint_status), rather than a list of every such endpoint in each batch.
-  const inactive = await db
-    .collection(COLLECTIONS.endpoints)
-    .find({ status: { $ne: 'active' } }, { projection: { _id: 1, orgId: 1, env: 1 } })
-    .toArray();
-  for (const [n, e] of inactive.entries()) {
+  // (deliveries_endpoint_status), rather than a list of every such endpoint in each batch. The
+  // endpoints in _id order (a walk of the _id index, once), so that a start taking over goes on after the last one done.
+  const done = progress.after('inactiveEndpoints');
+  const inactive = db.collection(COLLECTIONS.endpoints).find({ status: { $ne: 'active' }, ...(done === null ? {} : { _id: { $gt: done } }) } as Document, {
+    projection: { _id: 1, orgId: 1, env: 1 },
+    sort: { _id: 1 },
+    hint: { _id: 1 },
+  });
+  let n = 0;
+  for await (const e of inactive) {
     await db
       .collection(COLLECTIONS.deliveries)
       .updateMany(
@@ -123,7 +130,10 @@ async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: 
         { $set: { held: true } },
         { hint: 'deliveries_endpoint_status' },
       );
-    if (n % 1_000 === 999) await renew();
+    if (++n % 1_000 === 0) {
+      await progress.save('inactiveEndpoints', e._id);
+      await renew();
+    }
   }
   const deliveries = await inBatches(
     db,
@@ -138,11 +148,19 @@ async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: 
         },
       },
     ],
-    renew,
+    { progress, step: 'deliveries', renew },
   );
   log(`MongoDB layout upgrade: ${deliveries} open deliveries brought up to date`);
-  await inBatches(db, COLLECTIONS.deliveryLanes, { lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }], renew);
-  await inBatches(db, COLLECTIONS.alertNotices, { nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], renew);
+  await inBatches(db, COLLECTIONS.deliveryLanes, { lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }], {
+    progress,
+    step: 'lanes',
+    renew,
+  });
+  await inBatches(db, COLLECTIONS.alertNotices, { nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], {
+    progress,
+    step: 'notices',
+    renew,
+  });
   await renumberAlertEvents(db);
   const replaced: [string, string[]][] = [
     [
@@ -174,11 +192,21 @@ async function migrateDocuments(db: Db, renew: () => Promise<void>, log: (line: 
   }
 }
 
-/** Applies `update` to the documents matching `filter`, UPGRADE_BATCH _ids at a time. @returns how many it changed. */
-async function inBatches(db: Db, collection: string, filter: Document, update: Document[], renew: () => Promise<void>): Promise<number> {
+/** Where a batched step stands: its name in the progress document, and the lease's renewal between batches. */
+interface BatchedStep {
+  progress: UpgradeProgress;
+  step: string;
+  renew: () => Promise<void>;
+}
+
+/**
+ * Applies `update` to the documents matching `filter`, UPGRADE_BATCH _ids at a time, from past
+ * the last batch an earlier run of this upgrade recorded. @returns how many it changed (in this run).
+ */
+async function inBatches(db: Db, collection: string, filter: Document, update: Document[], { progress, step, renew }: BatchedStep): Promise<number> {
   // Ids of any type (strings here, an ObjectId in event_types): the filters are plain documents.
   const c = db.collection<{ _id: unknown }>(collection);
-  let after: unknown = null;
+  let after: unknown = progress.after(step);
   let changed = 0;
   for (;;) {
     const ids = await c
@@ -190,7 +218,57 @@ async function inBatches(db: Db, collection: string, filter: Document, update: D
     const range = after === null ? { $lte: last } : { $gt: after, $lte: last };
     changed += (await c.updateMany({ ...filter, _id: range } as Document, update, { hint: { _id: 1 } })).modifiedCount;
     after = last;
+    // Recorded once the batch is done: a run taking over repeats at most the batch after it.
+    await progress.save(step, last);
     await renew();
+  }
+}
+
+/** `meta`'s document of an upgrade under way (its layouts, and each batched step's last _id done). */
+const PROGRESS = 'upgrade-progress';
+
+/**
+ * How far an upgrade from layout `from` to SCHEMA_VERSION has gone, as its earlier runs recorded
+ * it in `meta` (one document, by _id: MONTHS_PLANS.meta). What an upgrade between other layouts
+ * recorded is not used. Forgotten once the version is written.
+ */
+export class UpgradeProgress {
+  readonly #meta: MongoConnection['meta'];
+  readonly #from: number;
+  readonly #after: Map<string, unknown>;
+
+  private constructor(meta: MongoConnection['meta'], from: number, after: Map<string, unknown>) {
+    this.#meta = meta;
+    this.#from = from;
+    this.#after = after;
+  }
+
+  static async read(meta: MongoConnection['meta'], from: number): Promise<UpgradeProgress> {
+    const q = MONTHS_PLANS.meta(PROGRESS);
+    const doc = await meta.findOne(q.filter, q.options);
+    const mine = doc !== null && doc.from === from && doc.to === SCHEMA_VERSION;
+    return new UpgradeProgress(meta, from, new Map(mine ? Object.entries(doc.after ?? {}) : []));
+  }
+
+  static async forget(meta: MongoConnection['meta']): Promise<void> {
+    const q = MONTHS_PLANS.meta(PROGRESS);
+    await meta.deleteOne(q.filter, q.options);
+  }
+
+  /** The last _id a step finished, or null to begin at the first. */
+  after(step: string): unknown {
+    return this.#after.get(step) ?? null;
+  }
+
+  async save(step: string, after: unknown): Promise<void> {
+    this.#after.set(step, after);
+    const q = MONTHS_PLANS.meta(PROGRESS);
+    // A write of another upgrade's progress (other layouts) is replaced whole, not merged.
+    await this.#meta.updateOne(
+      q.filter,
+      { $set: { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) } },
+      { ...q.options, upsert: true },
+    );
   }
 }
 

@@ -12,7 +12,7 @@ const steppedDown = () => new MongoServerError({ code: 189, errmsg: 'primary ste
 const duplicateKey = () => new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: job_leases index: _id_ dup key' });
 
 /** Answers each take with the next of `answers` (an Error is thrown, a promise awaited); records takes and releases. */
-function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Error[] = [], wait?: (ms: number) => Promise<void>) {
+function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: (Error | Promise<never>)[] = [], wait?: (ms: number) => Promise<void>) {
   const calls: string[] = [];
   let clock = 1_000;
   const jobs: JobLeaseRepo = {
@@ -29,7 +29,8 @@ function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Err
     async release(name, holder) {
       calls.push(`release ${name} ${holder}`);
       const failure = releases.shift();
-      if (failure !== undefined) throw failure;
+      if (failure instanceof Error) throw failure;
+      await failure;
     },
   };
   const log: string[] = [];
@@ -40,6 +41,7 @@ function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: Err
     leaseMs: 120_000,
     log: (line) => log.push(line),
     now: () => clock,
+    releaseWaitMs: 50,
     wait: async (ms) => {
       waits.push(ms);
       await wait?.(ms);
@@ -153,5 +155,21 @@ describe('UpgradeLease', () => {
     const s = scripted([true], [new Error('connection closed')]);
     expect(await s.lease.runIfTaken(async () => {})).toBe(true);
     expect(s.log.join('\n')).toContain('could not be given up (connection closed); it runs out in 120 s');
+  });
+
+  it('a release without an answer (a primary being elected) is left to run out after its wait, not waited for by a stop', async () => {
+    const s = scripted([true], [new Promise<never>(() => {})]);
+    expect(await s.lease.runIfTaken(async () => {})).toBe(true);
+    expect(s.calls.at(-1)).toBe('release schema-upgrade h1');
+    expect(s.log.join('\n')).toContain('could not be given up (no answer in 0.05 s); it runs out in 120 s');
+  });
+
+  it('nor a renewal’s take that never comes back', async () => {
+    const s = scripted([true, new Promise<boolean>(() => {})]);
+    expect(await s.lease.take()).toBe(true);
+    void s.lease.renew();
+    await s.lease.release();
+    expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'take schema-upgrade h1 120000']); // the release not sent after it
+    expect(s.log.join('\n')).toContain('could not be given up (no answer in 0.05 s)');
   });
 });

@@ -8,6 +8,12 @@ export const RENEW_TRIES = 3;
 const RENEW_RETRY_MS = 2_000;
 /** How long takes may go on ending with an unknown outcome before the start fails (a majority that cannot confirm). */
 export const UNKNOWN_TAKES_MS = 5 * 60_000;
+/**
+ * How long a release waits for its answer (and for a renewal's take on its way) before the lease
+ * is left to run out: during an election the driver looks for a primary for up to 30 s, past a
+ * stopping process's 20 s deadline, and a release is only a courtesy to the next holder.
+ */
+export const RELEASE_WAIT_MS = 5_000;
 
 /** What an {@link UpgradeLease} needs. */
 export interface UpgradeLeaseOptions {
@@ -17,6 +23,8 @@ export interface UpgradeLeaseOptions {
   log: (line: string) => void;
   now?: () => number;
   wait?: (ms: number) => Promise<void>;
+  /** RELEASE_WAIT_MS unless given. */
+  releaseWaitMs?: number;
 }
 
 /**
@@ -105,16 +113,31 @@ export class UpgradeLease {
     }
   }
 
-  /** Ends the lease if this holder still has it; a failure is logged, not thrown (the lease then runs out). */
+  /**
+   * Ends the lease if this holder still has it, waiting RELEASE_WAIT_MS at most; a failure or no
+   * answer in that time is logged, not thrown (the lease then runs out).
+   */
   async release(): Promise<void> {
     this.#released = true;
-    // A renewal sent before this (the index builds' timer) would otherwise take the lease back
-    // after the release below, and hold the others off until it ran out.
-    await this.#renewing?.catch(() => false);
-    try {
+    const waitMs = this.#o.releaseWaitMs ?? RELEASE_WAIT_MS;
+    const timer = new AbortController();
+    const giveUp = async () => {
+      // A renewal sent before this (the index builds' timer) would otherwise take the lease back
+      // after the release below, and hold the others off until it ran out.
+      await this.#renewing?.catch(() => false);
       await this.#jobs.release(this.#o.name, this.#o.holder);
+    };
+    const unanswered = sleep(waitMs, undefined, { signal: timer.signal }).then(
+      () => new Error(`no answer in ${waitMs / 1000} s`),
+      () => undefined,
+    );
+    try {
+      const late = await Promise.race([giveUp().then(() => undefined), unanswered]);
+      if (late !== undefined) throw late;
     } catch (err) {
       this.#o.log(`MongoDB layout upgrade: its lease could not be given up (${(err as Error).message}); it runs out in ${this.#o.leaseMs / 1000} s`);
+    } finally {
+      timer.abort();
     }
   }
 
