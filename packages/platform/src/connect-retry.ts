@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { unlessAborted, within } from '@wirehook/core';
+import { natsBusOptions, type NatsVars, type NatsConnectOptions } from './common-env.ts';
 import { StartupError } from './sealing-keys.ts';
 
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
@@ -87,6 +88,22 @@ export async function connectWithRetry<T>(
       await pause(waitMs, signal);
     }
   }
+}
+
+/**
+ * A service's NATS connection at start: NATS_* of `config` handed to `connect` (NatsBus.connect
+ * with the service's own name), retried as connectWithRetry does until it answers or `signal`
+ * (the process asked to stop) aborts; a bus connected after that is closed.
+ * @throws StartupError for a NATS_* problem found now (a credentials file removed since the config was read).
+ */
+export function connectNatsAtStart<B extends { close(): unknown }>(
+  config: NatsVars,
+  connect: (options: NatsConnectOptions) => Promise<B>,
+  logger: Pick<Logger, 'warn' | 'info'>,
+  signal: AbortSignal | undefined,
+): Promise<B> {
+  const options = natsBusOptions(config);
+  return connectWithRetry(`NATS (${options.servers})`, () => connect(options), logger, { signal, discard: (bus) => bus.close() });
 }
 
 /** Waits `ms`, or rejects with `signal`'s reason once it aborts (at once, if it has): the timer cleared either way. */
