@@ -154,7 +154,7 @@ describe('embedded mode stopped while it starts', () => {
 });
 
 describe('embedded mode stopping', () => {
-  it('is not ready from the moment its stop begins (/readyz 503 naming stopping) while it waits for a listener to answer; then ends with 0', async () => {
+  it('not ready from its stop on (/readyz 503 naming stopping) while a listener holds it, a second SIGTERM changing nothing; then ends with 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-stopping-'));
     try {
       const [port, metricsPort] = [await freePort(), await freePort()];
@@ -186,6 +186,9 @@ describe('embedded mode stopping', () => {
       await eventually(async () =>
         expect(await readyz()).toEqual({ status: 503, checks: expect.objectContaining({ stopping: expect.stringContaining('stopping'), api: 'ok' }) }),
       );
+      // A second SIGTERM while it drains is no second stop (its listener stays: once removed, the default action killed it here).
+      child.kill('SIGTERM');
+      expect((await readyz()).status).toBe(503);
       ws.send(answerFrame(held.id));
       expect(await exited, err).toBe(0);
     } finally {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { eventually, freePort } from '@wirehook/testkit';
 import { expect, it } from 'vitest';
 import { HELD_AFTER_STOP, STOPPED_LINGER_MS } from './lifecycle.ts';
-import { SAME_KEYPRESS_MS, STOPPED_WHILE_STARTING } from './service.ts';
+import { STOPPED_WHILE_STARTING } from './service.ts';
+import { SAME_KEYPRESS_MS } from './signal-stop.ts';
 
 const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
 

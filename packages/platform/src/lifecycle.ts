@@ -16,8 +16,8 @@ export interface Component {
 }
 
 /**
- * Starts components in order and, on the first SIGTERM or SIGINT (`stopOn`), stops them in reverse
- * order. A hard deadline (`deadlineMs`, core's SERVICE_STOP_MS unless the process says) ends the process with
+ * Starts components in order and, once `stopWhen` aborts (stopOnSignals: the process's stop
+ * signals), stops them in reverse order. A hard deadline (`deadlineMs`, core's SERVICE_STOP_MS unless the process says) ends the process with
  * code 1 if draining takes longer. A signal during the start (a pod deleted while it starts, Ctrl-C
  * right after `./dev start`) lets the start in flight finish, starts nothing more and stops what
  * started: the process ends then, instead of serving on with its store closed until the deadline.
@@ -31,14 +31,12 @@ export async function runComponents(
     deadlineMs?: number;
     /** Called once, as the stop begins (before any component stops): the process stops being ready. */
     onStopping?: () => void;
-    /** The signals that stop it; default SIGTERM and SIGINT. */
-    stopOn?: readonly NodeJS.Signals[];
     /**
-     * What stops it instead of signals of its own: aborted (already, or later), with the stop's
-     * reason. runService's, whose listeners hold the process's stop signals from before its
-     * build: none is lost, or takes the default action, between the build and this.
+     * What stops it: aborted (already, or later), with the stop's reason. The process's stop
+     * signals are its listeners' from before the build (stopOnSignals): none is lost, or takes
+     * the default action, between the build and this.
      */
-    stopWhen?: AbortSignal;
+    stopWhen: AbortSignal;
   },
 ): Promise<boolean> {
   const { logger } = options;
@@ -81,13 +79,9 @@ export async function runComponents(
     }, STOPPED_LINGER_MS).unref();
   };
   const { stopWhen } = options;
-  if (stopWhen === undefined) {
-    for (const signal of options.stopOn ?? ['SIGTERM', 'SIGINT']) process.once(signal, () => void stopAll(signal));
-  } else {
-    const stopNow = () => void stopAll(stopReasonText(stopWhen.reason));
-    if (stopWhen.aborted) stopNow();
-    else stopWhen.addEventListener('abort', stopNow, { once: true });
-  }
+  const stopNow = () => void stopAll(stopReasonText(stopWhen.reason));
+  if (stopWhen.aborted) stopNow();
+  else stopWhen.addEventListener('abort', stopNow, { once: true });
   for (const c of components) {
     if (stopping) return false;
     // Counted as started in the same step, so a stop that waits for it stops it too.

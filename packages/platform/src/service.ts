@@ -10,6 +10,7 @@ import { createLogger, type LogFormat } from './logger.ts';
 import type { Registry } from 'prom-client';
 import { createRegistry, metricsServer, type ProcessState } from './metrics.ts';
 import { StartupError } from './sealing-keys.ts';
+import { stopOnSignals } from './signal-stop.ts';
 
 /** What every service main gets before it wires its own parts. */
 export interface ServiceContext {
@@ -25,9 +26,6 @@ export interface ServiceContext {
    */
   signal: AbortSignal;
 }
-
-/** Two SIGINTs closer than this are one Ctrl-C (forwarded by a wrapper as well as sent to the group). */
-export const SAME_KEYPRESS_MS = 500;
 
 /** Said when a stop asked during the start has ended it. */
 export const STOPPED_WHILE_STARTING = 'stopped while starting';
@@ -62,25 +60,9 @@ export async function runService(
   // The health port first: while a dependency is awaited at start, the process is live and
   // says it is not ready, instead of being unreachable.
   const metrics = metricsServer(registry, config.METRICS_PORT, config.METRICS_HOST, readiness, state);
-  // Asked to stop — a stop signal, or the launcher gone — at any point from here to the end: one
-  // listener a signal for the process's life, so that none is lost, or takes the default action,
-  // between the build and runComponents, and a second is no second stop. `build` hears it too.
-  const stopOn: NodeJS.Signals[] = config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'];
-  const stop = new AbortController();
-  let askedAt = 0;
-  const askStop = (reason: string) => {
-    if (!stop.signal.aborted) {
-      askedAt = performance.now();
-      return stop.abort(new StopAsked(reason));
-    }
-    // A second Ctrl-C at a terminal: the person means it now (a second SIGTERM changes nothing).
-    // Not one that comes with the first (a wrapper such as a package manager forwarding the same keypress).
-    if (reason === 'SIGINT' && performance.now() - askedAt > SAME_KEYPRESS_MS) {
-      logger.warn('a second Ctrl-C; exiting now, without the rest of the stop');
-      process.exit(130);
-    }
-  };
-  for (const signal of stopOn) process.on(signal, askStop);
+  // Asked to stop — a stop signal, or the launcher gone — at any point from here to the end
+  // (stopOnSignals): `build` hears it too. SIGTERM only under the launcher: Ctrl-C is its own.
+  const stop = stopOnSignals(logger, config.WIREHOOK_EXIT_WITH_PARENT ? ['SIGTERM'] : ['SIGTERM', 'SIGINT']);
   const deadlineMs = config.stopDeadlineMs ?? SERVICE_STOP_MS;
   let startDeadline: NodeJS.Timeout | undefined;
   try {
@@ -90,7 +72,7 @@ export async function runService(
       // included, when no handler of its runs — the pipe closes: stop as on SIGTERM.
       process.stdin.once('close', () => {
         if (!stop.signal.aborted) logger.warn('the launcher is gone (stdin closed); stopping');
-        askStop('stdin closed');
+        stop.ask('stdin closed');
       });
       process.stdin.resume();
       // Watching must not keep the process alive once its components have stopped.
@@ -147,11 +129,6 @@ export async function runService(
     logger.info(STOPPED_WHILE_STARTING);
     afterWritten(process.stdout, STOPPED_LINGER_MS, () => process.exit(0));
   }
-}
-
-/** The reason of a stop asked: the signal's name, or what else asked it. */
-class StopAsked extends Error {
-  override name = 'StopAsked';
 }
 
 /** Ends a process that could not start: a StartupError (the operator's to fix) as one line that says what, anything else with its stack. */

@@ -1,4 +1,5 @@
 import { constants } from 'node:os';
+import type { Logger } from 'pino';
 
 /** A stop asked by a signal, for a command that must end what it holds before it exits (see abortOnSignals). */
 export interface SignalStop {
@@ -36,4 +37,45 @@ export function abortOnSignals(signals: readonly NodeJS.Signals[] = ['SIGINT', '
       for (const signal of signals) process.off(signal, onSignal);
     },
   };
+}
+
+/** Two SIGINTs closer than this are one Ctrl-C (forwarded by a wrapper as well as sent to the group). */
+export const SAME_KEYPRESS_MS = 500;
+
+/** A long-lived process's stop (see stopOnSignals). */
+export interface ProcessStop {
+  /** Aborted by the first ask, its reason an Error whose message names what asked ('SIGTERM', 'stdin closed'). */
+  signal: AbortSignal;
+  /** Asks the stop as a signal would; a second ask changes nothing. */
+  ask(reason: string): void;
+}
+
+/**
+ * A service process's stop, asked by `signals` at any point of its life: one listener a signal,
+ * set before anything starts and never removed, so that none is lost, or takes the default
+ * action, between one phase and the next (build, start, drain), and a second is no second stop —
+ * except a second Ctrl-C SAME_KEYPRESS_MS or more after the first: the person means it now, and
+ * the process exits 130 without the rest of its stop. runService's and embedded mode's.
+ */
+export function stopOnSignals(logger: Pick<Logger, 'warn'>, signals: readonly NodeJS.Signals[]): ProcessStop {
+  const stop = new AbortController();
+  let askedAt = 0;
+  const ask = (reason: string) => {
+    if (!stop.signal.aborted) {
+      askedAt = performance.now();
+      return stop.abort(new StopAsked(reason));
+    }
+    // Not one that comes with the first (a wrapper such as a package manager forwarding the same keypress).
+    if (reason === 'SIGINT' && performance.now() - askedAt > SAME_KEYPRESS_MS) {
+      logger.warn('a second Ctrl-C; exiting now, without the rest of the stop');
+      process.exit(130);
+    }
+  };
+  for (const signal of signals) process.on(signal, ask);
+  return { signal: stop.signal, ask };
+}
+
+/** The reason of a stop asked: the signal's name, or what else asked it. */
+class StopAsked extends Error {
+  override name = 'StopAsked';
 }

@@ -4,7 +4,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'wirehook' });
 const { embeddedStopMs, systemClock } = await import('@wirehook/core');
-const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents, stoppingCheck } = await import('@wirehook/platform');
+const { createLogger, exitOnStartFailure, FileOffsetClock, loadConfig, runComponents, stopOnSignals, stoppingCheck } = await import('@wirehook/platform');
 const { embeddedConfigSchema } = await import('./config.ts');
 const { createEmbedded } = await import('./create-embedded.ts');
 
@@ -25,11 +25,14 @@ const embedded = (() => {
 // answering slowly, recorded failed though it may have gone out, and sent again), after the
 // listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
 const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
-// Its stop signals are taken as runComponents is called (the parts then start): a Ctrl-C from
-// the moment the banner shows stops what started, rather than ending the process outright.
+// Its stop signals are taken before the parts start (stopOnSignals, as a service's): a Ctrl-C from
+// the moment the banner shows stops what started, rather than ending the process outright; a
+// second SIGTERM while it drains changes nothing, a second Ctrl-C ends it at once (130).
+const stop = stopOnSignals(logger, ['SIGTERM', 'SIGINT']);
 const running = runComponents([tracing, ...embedded.components], {
   logger,
   deadlineMs,
+  stopWhen: stop.signal,
   onStopping: () => embedded.readiness.push(stoppingCheck),
 });
 process.stderr.write(
