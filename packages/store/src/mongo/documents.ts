@@ -352,11 +352,8 @@ export interface MetaDoc {
   countedAt?: number;
   /** `_id: 'backlog'`: the take of the count's lease it came from (backlog-read.ts). */
   seq?: number;
-  /** `_id: 'upgrade-progress'`: the layouts of an upgrade under way (layout-upgrade.ts, UpgradeProgress). */
-  from?: number;
-  to?: number;
-  /** `_id: 'upgrade-progress'`: each batched step's last _id done. */
-  after?: Record<string, unknown>;
+  /** `_id: 'schema'`: an upgrade under way, its layouts and each batched step's last _id done (layout-upgrade.ts, UpgradeProgress). */
+  upgrade?: { from: number; to: number; after: Record<string, string> };
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

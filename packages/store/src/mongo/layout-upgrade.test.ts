@@ -3,6 +3,7 @@
 // months, so the upgrade itself writes only the version).
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
+import type { MetaDoc } from './documents.ts';
 import { SCHEMA_VERSION, UPGRADE_ASK_AGAIN_MS, upgradeLayout } from './layout-upgrade.ts';
 
 function database(
@@ -19,19 +20,43 @@ function database(
     /** A layout-2 database's deliveries (ids `dl_000001`…), brought up to date in batches by _id range; told of each batch's update. */
     deliveries?: number;
     onDeliveriesBatch?: (n: number) => void;
-    /** What `meta`'s upgrade-progress document holds (kept across upgrades of the same stand-in). */
-    progress?: { doc: Record<string, unknown> | null };
+    /** A layout-2 database's endpoints (ids `ep_000001`…): those whose number `inactive` says are paused; told of each hold. */
+    statuses?: { endpoints: number; inactive: (n: number) => boolean; onHold?: (id: string) => void };
+    /** The layout document's `upgrade` record (kept across upgrades of the same stand-in). */
+    progress?: { upgrade: MetaDoc['upgrade'] | null };
+    /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
+    onProgressUnanswered?: () => void;
   } = {},
 ) {
   const writes: string[] = [];
-  const progress = options.progress ?? { doc: null };
-  /** Each deliveries batch's update, as its _id range. */
+  const progress = options.progress ?? { upgrade: null };
+  /** Each deliveries batch's update, as its _id range; each endpoint held, by id. */
   const batches: string[] = [];
-  const delivery = (n: number) => `dl_${String(n).padStart(6, '0')}`;
+  const held: string[] = [];
+  const numbered = (prefix: string, n: number) => `${prefix}${String(n).padStart(6, '0')}`;
+  /** The upgrade's walks go by _id, as their plans say (the hint and the order), or the stand-in refuses them. */
+  const byId = (o: { hint?: unknown; sort?: unknown }) => {
+    if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
+  };
+  /** A walk of `count` ids `prefix000001`…, past `filter._id.$gt`, as documents `more` fills in. */
+  const walk = (prefix: string, count: number, more: (n: number) => object = () => ({})) => ({
+    find: (filter: { _id?: { $gt: string } }, o: { hint?: unknown; sort?: unknown }) => {
+      byId(o);
+      return {
+        limit: (limit: number) => ({
+          toArray: async () => {
+            const first = filter._id === undefined ? 1 : Number(filter._id.$gt.slice(prefix.length)) + 1;
+            const last = Math.min(first + limit - 1, count);
+            return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => ({ _id: numbered(prefix, first + i), ...more(first + i) }));
+          },
+        }),
+      };
+    },
+  });
   const none = { find: () => ({ limit: () => ({ toArray: async () => [] }) }), dropIndex: async () => {} };
   /** Endpoints the due queue's backfill has read (the months' stand-in: `endpoints` with due work, each without a first due entry). */
   let endpointsRead = 0;
-  const endpoint = (n: number) => `ep_${String(n).padStart(6, '0')}`;
+  const endpoint = (n: number) => numbered('ep_', n);
   /** An index build on 10⁸ documents, as far as a test's time goes: it never ends. */
   const indexBuild = () => {
     writes.push('index build begun');
@@ -40,41 +65,45 @@ function database(
   };
   const conn = {
     meta: {
-      findOne: async (filter: { _id: string }) => {
-        if (filter._id === 'upgrade-progress') return progress.doc;
+      findOne: async () => {
         const version = versions.length > 1 ? versions.shift() : versions[0];
-        return version === null || version === undefined ? null : { _id: 'schema', version };
+        if (version === null || version === undefined) return progress.upgrade === null ? null : { _id: 'schema', upgrade: progress.upgrade };
+        return { _id: 'schema', version, ...(progress.upgrade === null ? {} : { upgrade: progress.upgrade }) };
       },
-      deleteOne: async (filter: { _id: string }) => {
-        if (filter._id === 'upgrade-progress' && progress.doc !== null) writes.push('progress forgotten');
-        progress.doc = null;
-      },
-      updateOne: async (filter: { _id: string }, update: { $max?: { version: number }; $set?: { legacyMonth?: string } }) => {
-        if (filter._id === 'upgrade-progress') return void (progress.doc = { _id: filter._id, ...update.$set });
+      updateOne: async (
+        _filter: { _id: string },
+        update: { $max?: { version: number }; $set?: { legacyMonth?: string; upgrade?: MetaDoc['upgrade'] }; $unset?: { upgrade?: '' } },
+      ) => {
+        if (update.$set?.upgrade !== undefined && options.onProgressUnanswered !== undefined) {
+          options.onProgressUnanswered();
+          return new Promise<never>(() => {});
+        }
+        if (update.$set?.upgrade !== undefined) return void (progress.upgrade = update.$set.upgrade);
         if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
         if (options.versionWrite) throw options.versionWrite;
         writes.push(`version ${update.$max?.version}`);
+        if (update.$unset?.upgrade === '' && progress.upgrade !== null) writes.push('progress forgotten');
+        if (update.$unset?.upgrade === '') progress.upgrade = null;
       },
     },
     db: {
       listCollections: () => ({ toArray: async () => (options.onIndexBuild === undefined ? [] : [{ name: 'messages' }]) }),
       collection: (name: string) => {
-        if (name === 'endpoints') return { ...none, find: () => [] }; // no endpoint that is not active
+        if (name === 'endpoints') {
+          const statuses = options.statuses ?? { endpoints: 0, inactive: () => false };
+          return { ...none, ...walk('ep_', statuses.endpoints, (n) => ({ status: statuses.inactive(n) ? 'paused' : 'active', orgId: 'org_1', env: 'live' })) };
+        }
         if (name !== 'deliveries') return none;
         return {
           ...none,
-          // A batch's ids: the next ≤ limit past `after`, in _id order.
-          find: (filter: { _id?: { $gt: string } }) => ({
-            limit: (limit: number) => ({
-              toArray: async () => {
-                const first = filter._id === undefined ? 1 : Number(filter._id.$gt.slice(3)) + 1;
-                const last = Math.min(first + limit - 1, options.deliveries ?? 0);
-                return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => ({ _id: delivery(first + i) }));
-              },
-            }),
-          }),
-          updateMany: async (filter: { _id: { $gt?: string; $lte: string } }) => {
-            batches.push(`${filter._id.$gt ?? '…'} < _id ≤ ${filter._id.$lte}`);
+          ...walk('dl_', options.deliveries ?? 0),
+          updateMany: async (filter: { endpointId?: string; _id?: { $gt?: string; $lte: string } }) => {
+            if (filter.endpointId !== undefined) {
+              held.push(filter.endpointId);
+              options.statuses?.onHold?.(filter.endpointId);
+              return { modifiedCount: 0 };
+            }
+            batches.push(`${filter._id?.$gt ?? '…'} < _id ≤ ${filter._id?.$lte}`);
             options.onDeliveriesBatch?.(batches.length);
             return { modifiedCount: 0 };
           },
@@ -121,7 +150,7 @@ function database(
       },
     },
   };
-  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, progress };
+  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, progress };
 }
 
 const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
@@ -217,7 +246,7 @@ describe('upgradeLayout', () => {
 
   it('a layout-2 upgrade after a stop goes on after the last batch the stopped one finished (10,000 deliveries a batch), then forgets it', async () => {
     const stop = new AbortController();
-    const progress = { doc: null };
+    const progress = { upgrade: null };
     // 25,000 deliveries: three batches; the stop comes with the second's update.
     const onDeliveriesBatch = (n: number) => n === 2 && stop.abort(new Error('SIGTERM while starting'));
     const first = database([2], { deliveries: 25_000, progress, onDeliveriesBatch });
@@ -229,13 +258,41 @@ describe('upgradeLayout', () => {
     await upgrade(next.conn);
     expect(next.batches).toEqual(['dl_020000 < _id ≤ dl_025000']);
     expect(next.writes).toEqual(['lease taken', 'lease taken', `version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
-    expect(progress.doc).toBeNull();
+    expect(progress.upgrade).toBeNull();
   });
 
   it('progress another upgrade recorded (from another layout) is not used: the walk begins at the first delivery', async () => {
-    const progress = { doc: { _id: 'upgrade-progress', from: 1, to: SCHEMA_VERSION, after: { deliveries: 'dl_020000' } } };
+    const progress = { upgrade: { from: 1, to: SCHEMA_VERSION, after: { deliveries: 'dl_020000' } } };
     const db = database([2], { deliveries: 15_000, progress });
     await upgrade(db.conn);
     expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
+  });
+
+  it('a layout-2 upgrade after a stop holds the open deliveries of the paused endpoints past the last page of 1,000 endpoints done', async () => {
+    const stop = new AbortController();
+    const progress = { upgrade: null };
+    // 2,500 endpoints, every tenth paused; the stop comes as the second page holds ep_001510's deliveries.
+    const inactive = (n: number) => n % 10 === 0;
+    const onHold = (id: string) => id === 'ep_001510' && stop.abort(new Error('SIGTERM while starting'));
+    const first = database([2], { statuses: { endpoints: 2_500, inactive, onHold }, progress });
+    await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(first.held).toHaveLength(151);
+    expect(first.held.at(-1)).toBe('ep_001510');
+    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, after: { endpoints: 'ep_001000' } });
+
+    const next = database([2], { statuses: { endpoints: 2_500, inactive }, progress });
+    await upgrade(next.conn);
+    // The second page again (its holds change nothing the second time), then the third.
+    expect(next.held[0]).toBe('ep_001010');
+    expect(next.held).toHaveLength(150);
+    expect(next.writes.slice(-3)).toEqual([`version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a stop while the record of a batch waits for a majority that does not answer ends the upgrade, the lease given up', async () => {
+    const stop = new AbortController();
+    const db = database([2], { deliveries: 15_000, onProgressUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
+    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 });

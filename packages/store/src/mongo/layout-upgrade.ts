@@ -2,29 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isFailoverError } from './errors.ts';
-import type { Db, Document } from 'mongodb';
+import type { Db, Document, UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
-import { ensureBucketIndexes, OPEN } from './indexes.ts';
+import { ensureBucketIndexes } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
+import { ENDPOINTS_PAGE, UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
+import type { MetaDoc } from './documents.ts';
 import { UpgradeLease } from './upgrade-lease.ts';
 
 // The layout of the store's documents and indexes, versioned in `meta` (`_id: 'schema'`). An
 // ordinary start reads that one document. A start that finds an older layout upgrades it once:
 // one process at a time (the `schema-upgrade` job lease), in batches by _id range (each a
-// bounded update, the lease renewed between them), telling its progress and keeping it in `meta`
-// (`upgrade-progress`), so that a start that takes over after a crash or a stop goes on from the
-// last batch done rather than the first (every step is idempotent either way); the others wait for
+// bounded update, the lease renewed between them), telling its progress and recording it in the
+// layout's document (`upgrade`), so that a start that takes over after a crash or a stop goes on
+// from the last batch done rather than the first (every step is idempotent either way); the others wait for
 // the version. Not a rolling upgrade: a process of the older layout would keep writing the
 // older shape (docs/operations.md, "Upgrades": stop every process first).
 
 /** The layout this version reads and writes. */
 export const SCHEMA_VERSION = 4;
 
-/** Documents one upgrade batch updates at most (a range of the _id index). */
-const UPGRADE_BATCH = 10_000;
 const LEASE = 'schema-upgrade';
 const LEASE_MS = 120_000;
 /** How often a process waiting for another's upgrade asks for the lease again. */
@@ -76,11 +76,15 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       const from = current?.version ?? 1;
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
-      if (!fresh && from < 3) await migrateDocuments(conn.db, await UpgradeProgress.read(meta, from), renew, log);
+      if (!fresh && from < 3) {
+        const progress = new UpgradeProgress(meta, from, current?.upgrade, signal);
+        await migrateDocuments(conn.db, progress, renew, log, signal);
+      }
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
       await backfillDueQueue(conn, renew);
-      await meta.updateOne(q.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() } }, { ...q.options, upsert: true });
-      await UpgradeProgress.forget(meta);
+      // The version, and the record of the batches taken away in the same write.
+      const v = UPGRADE_PLANS.layout();
+      await meta.updateOne(v.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' } }, { ...v.options, upsert: true });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
     });
     if (upgraded) return;
@@ -103,7 +107,8 @@ function newerLayout(where: string, version: unknown): Error {
 /**
  * Brings documents of an earlier layout to this one, batch by batch over _id ranges (each
  * batch reads UPGRADE_BATCH ids from the _id index, then updates that range; every step is
- * idempotent, so a crash part-way repeats work, never undoes it):
+ * idempotent, so a crash part-way repeats work, never undoes it; `progress` records each batch
+ * done, and an upgrade taking over goes on after it):
  * - deliveries: `held` (open ones of an endpoint that is not active), `laneWait`, and
  *   `dueAt` (the next attempt, or the lease's end while leased);
  * - ordered lanes: `lastUsedAt` (their retention);
@@ -111,55 +116,88 @@ function newerLayout(where: string, version: unknown): Error {
  * then drops the indexes this layout replaced. (Layouts before 4 kept messages, bodies,
  * deliveries and attempts in one collection each, under the family's name: moveToMonths.)
  */
-async function migrateDocuments(db: Db, progress: UpgradeProgress, renew: () => Promise<void>, log: (line: string) => void): Promise<void> {
+async function migrateDocuments(
+  db: Db,
+  progress: UpgradeProgress,
+  renew: () => Promise<void>,
+  log: (line: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   // An endpoint that is not active holds its open deliveries: one indexed update each
   // (deliveries_endpoint_status), rather than a list of every such endpoint in each batch. The
-  // endpoints in _id order (a walk of the _id index, once), so that a start taking over goes on after the last one done.
-  const done = progress.after('inactiveEndpoints');
-  const inactive = db.collection(COLLECTIONS.endpoints).find({ status: { $ne: 'active' }, ...(done === null ? {} : { _id: { $gt: done } }) } as Document, {
-    projection: { _id: 1, orgId: 1, env: 1 },
-    sort: { _id: 1 },
-    hint: { _id: 1 },
-  });
-  let n = 0;
-  for await (const e of inactive) {
-    await db
-      .collection(COLLECTIONS.deliveries)
-      .updateMany(
-        { orgId: e['orgId'], env: e['env'], endpointId: e._id, ...OPEN, held: { $exists: false } },
-        { $set: { held: true } },
-        { hint: 'deliveries_endpoint_status' },
-      );
-    if (++n % 1_000 === 0) {
-      await progress.save('inactiveEndpoints', e._id);
-      await renew();
+  // endpoints a page at a time in _id order (no cursor kept open across the updates: one would
+  // die idle or in a failover), the last one read recorded after each page.
+  const endpoints = db.collection(COLLECTIONS.endpoints);
+  const deliveries = db.collection(COLLECTIONS.deliveries);
+  for (let after = progress.after('endpoints'); ; ) {
+    const q = UPGRADE_PLANS.endpointsPage(after);
+    const page = await unlessAborted(
+      endpoints
+        .find(q.filter, { ...q.options, projection: { _id: 1, status: 1, orgId: 1, env: 1 } })
+        .limit(ENDPOINTS_PAGE)
+        .toArray(),
+      signal,
+    );
+    if (page.length === 0) break;
+    for (const e of page) {
+      if (e['status'] === 'active') continue;
+      // Heard between two endpoints' holds, not only between pages: a page may hold a thousand of them.
+      signal?.throwIfAborted();
+      const hold = UPGRADE_PLANS.holdOpenOfEndpoint({ orgId: String(e['orgId']), env: String(e['env']) }, String(e._id));
+      await unlessAborted(deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options), signal);
     }
+    after = String(page[page.length - 1]!._id);
+    await progress.save('endpoints', after);
+    await renew();
   }
-  const deliveries = await inBatches(
-    db,
-    COLLECTIONS.deliveries,
-    OPEN,
-    [
-      {
-        $set: {
-          held: { $ifNull: ['$held', false] },
-          laneWait: { $ifNull: ['$laneWait', false] },
-          dueAt: { $ifNull: ['$dueAt', { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] }] },
-        },
-      },
-    ],
-    { progress, step: 'deliveries', renew },
-  );
-  log(`MongoDB layout upgrade: ${deliveries} open deliveries brought up to date`);
-  await inBatches(db, COLLECTIONS.deliveryLanes, { lastUsedAt: { $exists: false } }, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }], {
-    progress,
-    step: 'lanes',
-    renew,
+  const step = { progress, renew, signal };
+  // Each step's two sendings written out (its plans bound where they are sent: plan-collections.test.ts reads them).
+  const brought = await inBatches('deliveries', step, {
+    ids: (after) => {
+      const q = UPGRADE_PLANS.deliveryIds(after);
+      return deliveries
+        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .limit(UPGRADE_BATCH)
+        .toArray();
+    },
+    update: (after, last) => {
+      const b = UPGRADE_PLANS.deliveriesBatch(after, last);
+      const fields = {
+        held: { $ifNull: ['$held', false] },
+        laneWait: { $ifNull: ['$laneWait', false] },
+        dueAt: { $ifNull: ['$dueAt', { $max: [{ $ifNull: ['$nextAttemptAt', 0] }, { $ifNull: ['$leaseUntil', 0] }] }] },
+      };
+      return deliveries.updateMany(b.filter, [{ $set: fields }], b.options);
+    },
   });
-  await inBatches(db, COLLECTIONS.alertNotices, { nextAttemptAt: null, doneAt: { $exists: false } }, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], {
-    progress,
-    step: 'notices',
-    renew,
+  log(`MongoDB layout upgrade: ${brought} open deliveries brought up to date`);
+  const deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
+  await inBatches('lanes', step, {
+    ids: (after) => {
+      const q = UPGRADE_PLANS.laneIds(after);
+      return deliveryLanes
+        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .limit(UPGRADE_BATCH)
+        .toArray();
+    },
+    update: (after, last) => {
+      const b = UPGRADE_PLANS.lanesBatch(after, last);
+      return deliveryLanes.updateMany(b.filter, [{ $set: { lastUsedAt: { $toLong: '$$NOW' } } }], b.options);
+    },
+  });
+  const alertNotices = db.collection(COLLECTIONS.alertNotices);
+  await inBatches('notices', step, {
+    ids: (after) => {
+      const q = UPGRADE_PLANS.noticeIds(after);
+      return alertNotices
+        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .limit(UPGRADE_BATCH)
+        .toArray();
+    },
+    update: (after, last) => {
+      const b = UPGRADE_PLANS.noticesBatch(after, last);
+      return alertNotices.updateMany(b.filter, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], b.options);
+    },
   });
   await renumberAlertEvents(db);
   const replaced: [string, string[]][] = [
@@ -192,83 +230,73 @@ async function migrateDocuments(db: Db, progress: UpgradeProgress, renew: () => 
   }
 }
 
-/** Where a batched step stands: its name in the progress document, and the lease's renewal between batches. */
-interface BatchedStep {
+const ID_ONLY = { _id: 1 } as const;
+
+/** What a batched step hears between its batches, and where it records them. */
+interface StepContext {
   progress: UpgradeProgress;
-  step: string;
   renew: () => Promise<void>;
+  signal: AbortSignal | undefined;
+}
+
+/** A batched step's two sendings: the ids of its next batch past `after` (≤ UPGRADE_BATCH), and that batch's update. */
+interface BatchSendings {
+  ids(after: string | null): Promise<Document[]>;
+  update(after: string | null, last: string): Promise<UpdateResult>;
 }
 
 /**
- * Applies `update` to the documents matching `filter`, UPGRADE_BATCH _ids at a time, from past
- * the last batch an earlier run of this upgrade recorded. @returns how many it changed (in this run).
+ * Runs the step `name` over its collection UPGRADE_BATCH _ids at a time, from past the last
+ * batch an earlier run of this upgrade recorded. A stop ends the wait for a batch (the server
+ * finishes it; its repeat changes nothing). @returns how many it changed (in this run).
  */
-async function inBatches(db: Db, collection: string, filter: Document, update: Document[], { progress, step, renew }: BatchedStep): Promise<number> {
-  // Ids of any type (strings here, an ObjectId in event_types): the filters are plain documents.
-  const c = db.collection<{ _id: unknown }>(collection);
-  let after: unknown = progress.after(step);
+async function inBatches(name: string, step: StepContext, send: BatchSendings): Promise<number> {
+  // The ids of these collections are strings: one BSON type, so a range of them is every id between.
+  let after = step.progress.after(name);
   let changed = 0;
   for (;;) {
-    const ids = await c
-      .find((after === null ? {} : { _id: { $gt: after } }) as Document, { projection: { _id: 1 }, sort: { _id: 1 }, hint: { _id: 1 } })
-      .limit(UPGRADE_BATCH)
-      .toArray();
+    const ids = await unlessAborted(send.ids(after), step.signal);
     if (ids.length === 0) return changed;
-    const last = ids[ids.length - 1]!._id;
-    const range = after === null ? { $lte: last } : { $gt: after, $lte: last };
-    changed += (await c.updateMany({ ...filter, _id: range } as Document, update, { hint: { _id: 1 } })).modifiedCount;
+    const last = String(ids[ids.length - 1]!._id);
+    changed += (await unlessAborted(send.update(after, last), step.signal)).modifiedCount;
     after = last;
     // Recorded once the batch is done: a run taking over repeats at most the batch after it.
-    await progress.save(step, last);
-    await renew();
+    await step.progress.save(name, last);
+    await step.renew();
   }
 }
 
-/** `meta`'s document of an upgrade under way (its layouts, and each batched step's last _id done). */
-const PROGRESS = 'upgrade-progress';
-
 /**
  * How far an upgrade from layout `from` to SCHEMA_VERSION has gone, as its earlier runs recorded
- * it in `meta` (one document, by _id: MONTHS_PLANS.meta). What an upgrade between other layouts
- * recorded is not used. Forgotten once the version is written.
+ * it in the layout's own document (`upgrade`: UPGRADE_PLANS.layout, a majority's write), so that
+ * the write of the version takes it away at once. What an upgrade between other layouts recorded
+ * is not used.
  */
 export class UpgradeProgress {
   readonly #meta: MongoConnection['meta'];
   readonly #from: number;
-  readonly #after: Map<string, unknown>;
+  readonly #after: Map<string, string>;
+  readonly #signal: AbortSignal | undefined;
 
-  private constructor(meta: MongoConnection['meta'], from: number, after: Map<string, unknown>) {
+  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], signal: AbortSignal | undefined) {
     this.#meta = meta;
     this.#from = from;
-    this.#after = after;
-  }
-
-  static async read(meta: MongoConnection['meta'], from: number): Promise<UpgradeProgress> {
-    const q = MONTHS_PLANS.meta(PROGRESS);
-    const doc = await meta.findOne(q.filter, q.options);
-    const mine = doc !== null && doc.from === from && doc.to === SCHEMA_VERSION;
-    return new UpgradeProgress(meta, from, new Map(mine ? Object.entries(doc.after ?? {}) : []));
-  }
-
-  static async forget(meta: MongoConnection['meta']): Promise<void> {
-    const q = MONTHS_PLANS.meta(PROGRESS);
-    await meta.deleteOne(q.filter, q.options);
+    const mine = recorded !== undefined && recorded.from === from && recorded.to === SCHEMA_VERSION;
+    this.#after = new Map(mine ? Object.entries(recorded.after) : []);
+    this.#signal = signal;
   }
 
   /** The last _id a step finished, or null to begin at the first. */
-  after(step: string): unknown {
+  after(step: string): string | null {
     return this.#after.get(step) ?? null;
   }
 
-  async save(step: string, after: unknown): Promise<void> {
+  async save(step: string, after: string): Promise<void> {
     this.#after.set(step, after);
-    const q = MONTHS_PLANS.meta(PROGRESS);
-    // A write of another upgrade's progress (other layouts) is replaced whole, not merged.
-    await this.#meta.updateOne(
-      q.filter,
-      { $set: { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) } },
-      { ...q.options, upsert: true },
-    );
+    const q = UPGRADE_PLANS.layout();
+    // Another upgrade's record (other layouts) is replaced whole, not merged.
+    const upgrade = { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) };
+    await unlessAborted(this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#signal);
   }
 }
 
@@ -319,7 +347,8 @@ async function adoptSingleCollections(
     await unlessAborted(ensureBucketIndexes(conn.bucket(month)), signal);
   } finally {
     clearInterval(renewing);
-    await renewal;
+    // Not after a stop: the release waits (RELEASE_WAIT_MS at most) for a renewal still on its way.
+    if (!signal?.aborted) await renewal;
   }
   signal?.throwIfAborted();
   if (lost !== undefined) throw lost;

@@ -103,12 +103,14 @@ describe('MongoDB query shapes', () => {
     expect(faults).toEqual([]);
   });
 
-  it('has each claim acknowledged by a majority within 5 s, a release and the shared backlog count by the primary alone, no other pinned', () => {
+  it('pins a claim to a majority within 5 s, a release and the backlog count to the primary, the upgrade to a majority within 30 s, nothing else', () => {
     // (A transaction has its own.)
     // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
     // sent twice, an alert notice sent twice, a job or a recovery run by two holders. A release waiting for a
     // majority with no time limit (the server's default) would hang a failing upgrade's end. The
     // backlog count's lease and its write: lost, a second process counts once (backlog-read.ts).
+    // The layout upgrade's batches and its record of them: a batch rolled back under a record kept
+    // would leave its documents never brought up to date (plans/upgrade.ts).
     expect(
       Object.fromEntries(
         plans
@@ -127,6 +129,11 @@ describe('MongoDB query shapes', () => {
       'operations.jobLeaseRelease': { w: 1 },
       'recoveries.claimable': { w: 'majority', wtimeoutMS: 5_000 },
       'recoveries.release': { w: 1 },
+      'upgrade.deliveriesBatch': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.holdOpenOfEndpoint': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.lanesBatch': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.layout': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.noticesBatch': { w: 'majority', wtimeoutMS: 30_000 },
     });
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });
     expect(DELIVERIES_PLANS.current({ orgId: 'org_1', env: 'live' }, 'dlv_1', 1).options).not.toHaveProperty('writeConcern');

@@ -8,6 +8,7 @@ import { MONTHS_PLANS } from './months.ts';
 import { OPERATIONS_PLANS } from './operations.ts';
 import { RECOVERIES_PLANS } from './recoveries.ts';
 import { TENANCY_PLANS } from './tenancy.ts';
+import { UPGRADE_PLANS } from './upgrade.ts';
 
 /** The plans of each area, by the name its module exports them under (plan-collections.test.ts reads the imports by it). */
 export const PLAN_AREAS: Readonly<Record<string, Readonly<Record<string, AnyPlan>>>> = {
@@ -20,6 +21,7 @@ export const PLAN_AREAS: Readonly<Record<string, Readonly<Record<string, AnyPlan
   OPERATIONS_PLANS,
   RECOVERIES_PLANS,
   TENANCY_PLANS,
+  UPGRADE_PLANS,
 };
 
 /** Every named query of the MongoDB adapter, by its name (`area.key`): what query-shapes.test.ts checks. */

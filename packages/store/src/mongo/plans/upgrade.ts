@@ -1,0 +1,107 @@
+import type { Document, WriteConcernSettings } from 'mongodb';
+import { COLLECTIONS } from '../connection.ts';
+import { OPEN } from '../indexes.ts';
+import { definePlans, planSpec } from './plan.ts';
+
+// The layout upgrade's queries (layout-upgrade.ts): walks of `_id` in batches, each batch's
+// update by its `_id` range, and the record of how far it went. Run once, by one process under
+// the `schema-upgrade` lease, with every other process waiting: never on a request or tick path.
+
+/** Documents one upgrade batch updates at most (a range of the _id index). */
+export const UPGRADE_BATCH = 10_000;
+/** Endpoints the walk of inactive ones reads a page (each inactive one then an update of its own). */
+export const ENDPOINTS_PAGE = 1_000;
+
+/**
+ * The write concern of a batch and of the record of it: a majority's, so that a failover cannot
+ * roll a batch back while keeping a record that says it was done (its documents would never be
+ * brought up to date: a delivery without `dueAt` is never due). A majority slow to confirm fails
+ * the upgrade, whose next start goes on from the last batch a majority holds.
+ */
+export const UPGRADED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 30_000 } as const satisfies WriteConcernSettings;
+
+/** `_id` past `after` (null: from the first), in the index's order. */
+const past = (after: string | null): Document => (after === null ? {} : { _id: { $gt: after } });
+/** The batch's range: past `after` up to and with `last`. */
+const range = (after: string | null, last: string): Document => ({ _id: after === null ? { $lte: last } : { $gt: after, $lte: last } });
+
+const IDS = `≤ ${UPGRADE_BATCH} index keys: a walk of _id from past the last batch done; covered (the projection is _id), no document fetched`;
+const BATCH = `≤ ${UPGRADE_BATCH}: the batch's _id range, each document's step condition tested on it`;
+const STEP = 'the step’s condition, tested on each document of the batch’s range (≤ UPGRADE_BATCH)';
+
+/** A walk of `collection`'s ids in batches, and a batch's update, with `step` its condition. */
+function batchPlans(collection: string, step: Document, residual: Record<string, string>) {
+  return {
+    ids: planSpec({
+      collection,
+      index: '_id_',
+      examines: IDS,
+      maxExamined: () => 0,
+      maxKeysExamined: (n) => n + 1,
+      build: (after: string | null) => ({ filter: past(after), sort: { _id: 1 } }),
+      example: ['dlv_1'],
+    }),
+    batch: planSpec({
+      collection,
+      index: '_id_',
+      examines: BATCH,
+      maxExamined: () => UPGRADE_BATCH,
+      residual,
+      writeConcern: UPGRADED_BY_MAJORITY,
+      build: (after: string | null, last: string) => ({ filter: { ...step, ...range(after, last) } }),
+      example: ['dlv_1', 'dlv_9'],
+    }),
+  };
+}
+
+const deliveries = batchPlans(COLLECTIONS.deliveries, OPEN, { status: STEP });
+const lanes = batchPlans(COLLECTIONS.deliveryLanes, { lastUsedAt: { $exists: false } }, { lastUsedAt: STEP });
+const notices = batchPlans(COLLECTIONS.alertNotices, { nextAttemptAt: null, doneAt: { $exists: false } }, { nextAttemptAt: STEP, doneAt: STEP });
+
+export const UPGRADE_PLANS = definePlans('upgrade', {
+  /** A page of endpoints past the last one done, whatever their status (the inactive ones are picked from it). */
+  endpointsPage: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: `≤ ${ENDPOINTS_PAGE}: a walk of _id from past the last endpoint done`,
+    maxExamined: (n) => n + 1,
+    build: (after: string | null) => ({ filter: past(after), sort: { _id: 1 } }),
+    example: ['ep_1'],
+  }),
+  /**
+   * An endpoint's open deliveries of a layout before `held`: held (it is not active). Each
+   * is set once ever (`held` then exists): an endpoint paused for months may hold millions, one
+   * command, once per upgrade.
+   */
+  holdOpenOfEndpoint: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_status',
+    examines: "the endpoint's open deliveries (its backlog, each updated once ever)",
+    maxExamined: (n) => n,
+    residual: { held: 'held: absent on every delivery of a layout before it (the upgrade sets it), so it fetches nothing more' },
+    writeConcern: UPGRADED_BY_MAJORITY,
+    build: (t: { orgId: string; env: string }, endpointId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, held: { $exists: false } },
+    }),
+    example: [{ orgId: 'org_1', env: 'live' }, 'ep_1'],
+  }),
+  deliveryIds: deliveries.ids,
+  deliveriesBatch: deliveries.batch,
+  laneIds: lanes.ids,
+  lanesBatch: lanes.batch,
+  noticeIds: notices.ids,
+  noticesBatch: notices.batch,
+  /**
+   * The layout's document, as the upgrade writes it: the record of its batches, then the version
+   * with that record taken away in the same write (a crash between them leaves neither half).
+   */
+  layout: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    writeConcern: UPGRADED_BY_MAJORITY,
+    build: () => ({ filter: { _id: 'schema' } }),
+    example: [],
+  }),
+});
