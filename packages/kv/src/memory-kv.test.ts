@@ -13,6 +13,21 @@ describe('MemoryKv', () => {
     vi.useRealTimers();
   });
 
+  it('a log entry that a clock stepping back put behind a later one counts only in its window, and goes once those before it have', async () => {
+    const kv = new MemoryKv({ clock: new ManualClock() });
+    // A window of 100 ms, a limit of 2: `late` at 1,000, then `early` at 500 (the clock stepped back), behind it.
+    expect(await kv.logAdmit('log', 'late', 2, 100, 1_000)).toBe(0);
+    expect(await kv.logAdmit('log', 'early', 2, 100, 500)).toBe(0);
+    // At 1,050 `late` is in the window and `early` not, though still held (behind `late`): a place is left.
+    expect(await kv.logAdmit('log', 'third', 2, 100, 1_050)).toBe(0);
+    expect(await kv.logCount('log', 100, 1_050)).toBe(2);
+    // Full now (`late` and `third`): the next waits until `late` leaves the window, 1,100.
+    expect(await kv.logAdmit('log', 'fourth', 2, 100, 1_060)).toBe(40);
+    // At 1,250 every entry is at or before 1,050, two windows back: all pruned, `early` with them.
+    expect(await kv.logAdmit('log', 'fifth', 1, 100, 1_250)).toBe(0);
+    expect(await kv.logCount('log', 1_000, 1_250)).toBe(1);
+  });
+
   it('expires an entry exactly ttlMs after it was written', async () => {
     const clock = new ManualClock();
     const kv = new MemoryKv({ clock });

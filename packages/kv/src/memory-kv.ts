@@ -25,7 +25,7 @@ const INTEGER = /^-?\d+$/;
  */
 export class MemoryKv implements Kv {
   readonly #entries = new Map<string, Entry>();
-  /** Sliding logs: member → the time it was added, in insertion order (times only grow per key). */
+  /** Sliding logs: member → the time it was added, in insertion order (times grow per key, but for a clock stepping back). */
   readonly #logs = new Map<string, Map<string, number>>();
   /** Who listens on each channel (`listen`); a signal reaches each on a later turn, as from Redis. */
   readonly #listeners = new Map<string, Set<() => void>>();
@@ -138,9 +138,8 @@ export class MemoryKv implements Kv {
 
   async logCount(key: string, windowMs: number, now: number): Promise<number> {
     this.#assertOpen();
-    let n = 0;
-    for (const at of this.#logs.get(key)?.values() ?? []) if (at > now - windowMs) n++;
-    return n;
+    const log = this.#logs.get(key);
+    return log === undefined ? 0 : countInWindow(log, now - windowMs).n;
   }
 
   async close(): Promise<void> {
@@ -197,25 +196,50 @@ export class MemoryKv implements Kv {
   #admit(key: string, member: string, limit: number, windowMs: number, now: number): number {
     // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
     const log = this.#prunedLog(key, now - 2 * windowMs);
-    const inWindow = [...log.values()].filter((at) => at > now - windowMs);
-    if (inWindow.length < limit) {
+    // Fewer entries than the limit are under it whatever their times: no count (the common case,
+    // a flight with no adaptive limit in force, whose limit is unbounded). Per send, a count of
+    // every send in flight had been a copy and a filter of the whole log (issue 46).
+    if (log.size < limit || countInWindow(log, now - windowMs).n < limit) {
+      // Taken again: to the end, where its new time belongs (the prune reads the log oldest first).
+      log.delete(member);
       log.set(member, now);
       this.#logs.set(key, log);
       return 0;
     }
-    return Math.max(1, Math.min(...inWindow) + windowMs - now);
+    return Math.max(1, countInWindow(log, now - windowMs).oldest + windowMs - now);
   }
 
-  /** The log at `key` without its entries at or before `after`. */
+  /**
+   * The log at `key` without its entries at or before `after`, read oldest first (insertion
+   * order) up to the first one kept: O(what it removes), not O(the log). An entry a clock that
+   * stepped back put behind a later one goes once those before it have; until then it is
+   * counted only within its window (countInWindow), as every entry is.
+   */
   #prunedLog(key: string, after: number): Map<string, number> {
-    const log = this.#logs.get(key) ?? new Map<string, number>();
-    for (const [member, at] of log) if (at <= after) log.delete(member);
+    const log = this.#logs.get(key);
+    if (log === undefined) return new Map<string, number>();
+    for (const [member, at] of log) {
+      if (at > after) break;
+      log.delete(member);
+    }
     return log;
   }
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('kv: closed');
   }
+}
+
+/** How many of `log`'s entries are after `after`, and the oldest of them (Infinity: none). */
+function countInWindow(log: Map<string, number>, after: number): { n: number; oldest: number } {
+  let n = 0;
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const at of log.values()) {
+    if (at <= after) continue;
+    n++;
+    if (at < oldest) oldest = at;
+  }
+  return { n, oldest };
 }
 
 /** The `limit` of a JSON object's text when it is a positive safe integer, as RedisKv's script reads it; else undefined. */
