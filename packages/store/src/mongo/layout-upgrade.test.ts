@@ -1,6 +1,7 @@
 // The layout upgrade's lease and version checks, without a server: a connection that answers
 // the layout's document from a script and records the writes (a layout-3 database with no
 // months, so the upgrade itself writes only the version).
+import { MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import type { MetaDoc } from './documents.ts';
@@ -26,6 +27,9 @@ function database(
     progress?: { upgrade: MetaDoc['upgrade'] | null };
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
     onProgressUnanswered?: () => void;
+    /** The deliveries' batch updates: the first `unconfirmed` not confirmed by a majority in time; told as one never answers. */
+    unconfirmed?: number;
+    onBatchUnanswered?: () => void;
   } = {},
 ) {
   const writes: string[] = [];
@@ -34,6 +38,11 @@ function database(
   const batches: string[] = [];
   const held: string[] = [];
   const numbered = (prefix: string, n: number) => `${prefix}${String(n).padStart(6, '0')}`;
+  /** The upgrade's writes wait for a majority, 30 s at most (plans/upgrade.ts), or the stand-in refuses them. */
+  const byMajority = (o: { writeConcern?: unknown } | undefined) => {
+    if (JSON.stringify(o?.writeConcern) !== '{"w":"majority","wtimeoutMS":30000}') throw new Error(`not a majority's write: ${JSON.stringify(o)}`);
+  };
+  let unconfirmed = options.unconfirmed ?? 0;
   /** The upgrade's walks go by _id, as their plans say (the hint and the order), or the stand-in refuses them. */
   const byId = (o: { hint?: unknown; sort?: unknown }) => {
     if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
@@ -73,7 +82,9 @@ function database(
       updateOne: async (
         _filter: { _id: string },
         update: { $max?: { version: number }; $set?: { legacyMonth?: string; upgrade?: MetaDoc['upgrade'] }; $unset?: { upgrade?: '' } },
+        o?: { writeConcern?: unknown },
       ) => {
+        if (update.$set?.legacyMonth === undefined) byMajority(o);
         if (update.$set?.upgrade !== undefined && options.onProgressUnanswered !== undefined) {
           options.onProgressUnanswered();
           return new Promise<never>(() => {});
@@ -97,7 +108,16 @@ function database(
         return {
           ...none,
           ...walk('dl_', options.deliveries ?? 0),
-          updateMany: async (filter: { endpointId?: string; _id?: { $gt?: string; $lte: string } }) => {
+          updateMany: async (filter: { endpointId?: string; _id?: { $gt?: string; $lte: string } }, _update: unknown, o?: { writeConcern?: unknown }) => {
+            byMajority(o);
+            if (filter.endpointId === undefined && options.onBatchUnanswered !== undefined) {
+              options.onBatchUnanswered();
+              return new Promise<never>(() => {});
+            }
+            if (filter.endpointId === undefined && unconfirmed-- > 0) {
+              writes.push('batch not confirmed');
+              throw new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+            }
             if (filter.endpointId !== undefined) {
               held.push(filter.endpointId);
               options.statuses?.onHold?.(filter.endpointId);
@@ -187,13 +207,13 @@ describe('upgradeLayout', () => {
     expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 
-  it('a stop asked during the upgrade ends it at its next batch (1,000 endpoints), the lease given up, the version not written', async () => {
+  it('a stop asked during the upgrade ends it at its next read, the lease given up, the version not written', async () => {
     const stop = new AbortController();
     // 2,500 endpoints with due work; the stop comes as the 1,500th is read.
     const db = database([3], { endpoints: 2_500, onEndpoint: (n) => n === 1_500 && stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
-    // The renewal after the 1,000th went; the one after the 2,000th found the stop.
-    expect(db.endpointsRead()).toBe(2_000);
+    // The renewal after the 1,000th went; the read that heard the stop was the last (not the renewal after the 2,000th).
+    expect(db.endpointsRead()).toBe(1_500);
     expect(db.writes).toEqual(['lease taken', 'lease taken', 'lease given up (0, by its holder: true)']);
   });
 
@@ -293,6 +313,23 @@ describe('upgradeLayout', () => {
     const db = database([2], { deliveries: 15_000, onProgressUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
+    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a batch a majority did not confirm in time is sent again (the same range), and the upgrade goes on', async () => {
+    const log: string[] = [];
+    const db = database([2], { deliveries: 15_000, unconfirmed: 1 });
+    await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
+    expect(db.writes.slice(0, 2)).toEqual(['lease taken', 'batch not confirmed']);
+    expect(db.writes.slice(-3)).toEqual([`version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+    expect(log.join('\n')).toContain('step deliveries, the batch after the first id not confirmed (waiting for replication timed out); trying again');
+  });
+
+  it('a stop while a batch waits for its answer ends the upgrade at once, the lease given up', async () => {
+    const stop = new AbortController();
+    const db = database([2], { deliveries: 15_000, onBatchUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 });

@@ -59,32 +59,34 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       // Every step renews between its batches: where a stop asked meanwhile ends it.
       const renew = async () => {
         signal?.throwIfAborted();
-        await renewLease();
+        // A renewal asked again through an election (RENEW_TRIES) would outlast a stop's deadline: the stop ends the wait.
+        await unlessAborted(renewLease(), signal);
       };
       // A stop asked while the lease was taken: nothing begun under it.
       signal?.throwIfAborted();
       // Read again under the lease: another process may have upgraded it, and given the lease up, since.
-      const current = await meta.findOne(q.filter, q.options);
+      const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
       if (current?.version === SCHEMA_VERSION) return;
       if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
       // Layout 1 kept no version: whether the single collections exist says if there is data to
       // adopt. Without a version or them, the database is new: nothing to migrate (its single
       // collections, whose old indexes a migration drops, do not exist: "ns not found").
-      const single = await conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray();
+      const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
       const fresh = current === null && single.length === 0;
       if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
       else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
       const from = current?.version ?? 1;
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
       if (!fresh && from < 3) {
-        const progress = new UpgradeProgress(meta, from, current?.upgrade, signal);
+        const progress = new UpgradeProgress(meta, from, current?.upgrade, signal, log);
         await migrateDocuments(conn.db, progress, renew, log, signal);
       }
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
-      await backfillDueQueue(conn, renew);
+      await backfillDueQueue(conn, renew, signal);
       // The version, and the record of the batches taken away in the same write.
       const v = UPGRADE_PLANS.layout();
-      await meta.updateOne(v.filter, { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' } }, { ...v.options, upsert: true });
+      const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
+      await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), log, signal);
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
     });
     if (upgraded) return;
@@ -144,13 +146,18 @@ async function migrateDocuments(
       // Heard between two endpoints' holds, not only between pages: a page may hold a thousand of them.
       signal?.throwIfAborted();
       const hold = UPGRADE_PLANS.holdOpenOfEndpoint({ orgId: String(e['orgId']), env: String(e['env']) }, String(e._id));
-      await unlessAborted(deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options), signal);
+      await confirmed(
+        `the hold of endpoint ${String(e._id)}'s deliveries`,
+        () => deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options),
+        log,
+        signal,
+      );
     }
     after = String(page[page.length - 1]!._id);
     await progress.save('endpoints', after);
     await renew();
   }
-  const step = { progress, renew, signal };
+  const step = { progress, renew, signal, log };
   // Each step's two sendings written out (its plans bound where they are sent: plan-collections.test.ts reads them).
   const brought = await inBatches('deliveries', step, {
     ids: (after) => {
@@ -232,11 +239,45 @@ async function migrateDocuments(
 
 const ID_ONLY = { _id: 1 } as const;
 
+/** How long the upgrade asks again for a write a majority did not confirm (UPGRADED_BY_MAJORITY's 30 s each) before it fails. */
+export const UNCONFIRMED_WRITES_MS = 5 * 60_000;
+/** The wait between two tries of such a write: an election ends, a lagging member catches up. */
+const UNCONFIRMED_RETRY_MS = 2_000;
+
+/**
+ * `write`, tried again while its outcome is unknown (isFailoverError: a majority that did not
+ * confirm it in time, an election) — the primary may hold it or not, and every write of the
+ * upgrade is idempotent, so a repeat is safe — for up to UNCONFIRMED_WRITES_MS, then the start
+ * fails saying what and why; the next start goes on from the last batch recorded. A stop ends
+ * the wait for it at once (the server finishes it).
+ */
+async function confirmed<T>(what: string, write: () => Promise<T>, log: (line: string) => void, signal: AbortSignal | undefined): Promise<T> {
+  const since = performance.now();
+  for (;;) {
+    try {
+      return await unlessAborted(write(), signal);
+    } catch (err) {
+      signal?.throwIfAborted();
+      if (!isFailoverError(err)) throw err;
+      if (performance.now() - since >= UNCONFIRMED_WRITES_MS) {
+        throw new Error(
+          `MongoDB layout upgrade: ${what} not confirmed by a majority for ${UNCONFIRMED_WRITES_MS / 60_000} minutes (${(err as Error).message}); ` +
+            'the next start goes on from the last batch recorded',
+          { cause: err },
+        );
+      }
+      log(`MongoDB layout upgrade: ${what} not confirmed (${(err as Error).message}); trying again`);
+      await sleep(UNCONFIRMED_RETRY_MS, undefined, signal === undefined ? undefined : { signal }).catch(() => signal?.throwIfAborted());
+    }
+  }
+}
+
 /** What a batched step hears between its batches, and where it records them. */
 interface StepContext {
   progress: UpgradeProgress;
   renew: () => Promise<void>;
   signal: AbortSignal | undefined;
+  log: (line: string) => void;
 }
 
 /** A batched step's two sendings: the ids of its next batch past `after` (≤ UPGRADE_BATCH), and that batch's update. */
@@ -258,7 +299,8 @@ async function inBatches(name: string, step: StepContext, send: BatchSendings): 
     const ids = await unlessAborted(send.ids(after), step.signal);
     if (ids.length === 0) return changed;
     const last = String(ids[ids.length - 1]!._id);
-    changed += (await unlessAborted(send.update(after, last), step.signal)).modifiedCount;
+    const from = after;
+    changed += (await confirmed(`step ${name}, the batch after ${from ?? 'the first id'}`, () => send.update(from, last), step.log, step.signal)).modifiedCount;
     after = last;
     // Recorded once the batch is done: a run taking over repeats at most the batch after it.
     await step.progress.save(name, last);
@@ -277,13 +319,15 @@ export class UpgradeProgress {
   readonly #from: number;
   readonly #after: Map<string, string>;
   readonly #signal: AbortSignal | undefined;
+  readonly #log: (line: string) => void;
 
-  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], signal: AbortSignal | undefined) {
+  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], signal: AbortSignal | undefined, log: (line: string) => void) {
     this.#meta = meta;
     this.#from = from;
     const mine = recorded !== undefined && recorded.from === from && recorded.to === SCHEMA_VERSION;
-    this.#after = new Map(mine ? Object.entries(recorded.after) : []);
+    this.#after = new Map(mine ? Object.entries(recorded.after ?? {}) : []);
     this.#signal = signal;
+    this.#log = log;
   }
 
   /** The last _id a step finished, or null to begin at the first. */
@@ -296,7 +340,12 @@ export class UpgradeProgress {
     const q = UPGRADE_PLANS.layout();
     // Another upgrade's record (other layouts) is replaced whole, not merged.
     const upgrade = { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) };
-    await unlessAborted(this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#signal);
+    await confirmed(
+      'the record of its batches',
+      () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }),
+      this.#log,
+      this.#signal,
+    );
   }
 }
 
@@ -368,15 +417,15 @@ async function adoptSingleCollections(
  * Gives every endpoint with due work in a month its `due_endpoints` bound for that month,
  * one seek per endpoint on the month's deliveries_endpoint_due_queue, never the backlog.
  */
-async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>): Promise<void> {
+async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   let n = 0;
   for (const month of await conn.months()) {
     let after = '';
     for (;;) {
-      const next = await nextEndpointFirstDue(conn, month, after);
+      const next = await unlessAborted(nextEndpointFirstDue(conn, month, after), signal);
       if (next === null) break;
       after = next.endpointId;
-      if (next.note !== null) await noteDue(conn, [next.note]);
+      if (next.note !== null) await unlessAborted(noteDue(conn, [next.note]), signal);
       if (++n % 1_000 === 0) await renew();
     }
   }

@@ -25,7 +25,9 @@ const past = (after: string | null): Document => (after === null ? {} : { _id: {
 /** The batch's range: past `after` up to and with `last`. */
 const range = (after: string | null, last: string): Document => ({ _id: after === null ? { $lte: last } : { $gt: after, $lte: last } });
 
-const IDS = `≤ ${UPGRADE_BATCH} index keys: a walk of _id from past the last batch done; covered (the projection is _id), no document fetched`;
+const IDS =
+  `≤ ${UPGRADE_BATCH}: a walk of _id from past the last batch done (its projection is _id alone: covered on a replica set; a collection ` +
+  'sharded on another key fetches each document for its shard filter)';
 const BATCH = `≤ ${UPGRADE_BATCH}: the batch's _id range, each document's step condition tested on it`;
 const STEP = 'the step’s condition, tested on each document of the batch’s range (≤ UPGRADE_BATCH)';
 
@@ -36,8 +38,7 @@ function batchPlans(collection: string, step: Document, residual: Record<string,
       collection,
       index: '_id_',
       examines: IDS,
-      maxExamined: () => 0,
-      maxKeysExamined: (n) => n + 1,
+      maxExamined: (n) => n + 1,
       build: (after: string | null) => ({ filter: past(after), sort: { _id: 1 } }),
       example: ['dlv_1'],
     }),
@@ -76,8 +77,9 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
   holdOpenOfEndpoint: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_status',
-    examines: "the endpoint's open deliveries (its backlog, each updated once ever)",
-    maxExamined: (n) => n,
+    examines: "the endpoint's open deliveries: its whole backlog, once an upgrade (again after a takeover within this endpoint's page)",
+    // Its bound is the endpoint's backlog, not what it matches (after a takeover, none): no function of what it returns.
+    maxExamined: () => Number.POSITIVE_INFINITY,
     residual: { held: 'held: absent on every delivery of a layout before it (the upgrade sets it), so it fetches nothing more' },
     writeConcern: UPGRADED_BY_MAJORITY,
     build: (t: { orgId: string; env: string }, endpointId: string) => ({
