@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HELD_AFTER_STOP } from '@wirehook/platform';
+import { HELD_AFTER_STOP, SAME_KEYPRESS_MS } from '@wirehook/platform';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiClient, eventually, freePort } from '@wirehook/testkit';
 
 import { EMBEDDED_START_MS, runAdmin, spawnEmbedded, whileRunning } from '../support/embedded-process.ts';
@@ -191,6 +192,41 @@ describe('embedded mode stopping', () => {
       expect((await readyz()).status).toBe(503);
       ws.send(answerFrame(held.id));
       expect(await exited, err).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a second Ctrl-C while a listener holds its stop ends it at once with 130, the rest of the stop not waited for', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-second-'));
+    try {
+      const port = await freePort();
+      const child = await spawnEmbedded({ port, dataDir: dir, env: { LOG_LEVEL: 'info' } });
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (err += d));
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+      await whileRunning(
+        child,
+        () => err,
+        eventually(() => expect(out).toContain('wirehook ready'), EMBEDDED_START_MS),
+      );
+      const org = await runAdmin(dir, ['org', 'create', '--name', 'Acme']);
+      const key = String((await runAdmin(dir, ['key', 'create', '--org', org.json['id'], '--env', 'test'])).json['key']);
+      const wirehook = { url: `http://127.0.0.1:${port}` };
+      const { frames } = await listenSocket(wirehook, key);
+      const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
+      expect(sent.status).toBe(202);
+      await firstRequest(frames); // never answered: the stop waits for it
+      child.kill('SIGINT');
+      await eventually(() => expect(out).toContain('shutting down'));
+      // Not the same keypress forwarded twice (a wrapper's): a person pressing again.
+      await sleep(SAME_KEYPRESS_MS + 100);
+      child.kill('SIGINT');
+      expect(await exited, err).toBe(130);
+      expect(out).toContain('a second Ctrl-C; exiting now');
+      expect(out).not.toContain('"msg":"stopped"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -28,6 +28,28 @@ describe('MemoryKv', () => {
     expect(await kv.logCount('log', 1_000, 1_250)).toBe(1);
   });
 
+  it('a clock stepping back an hour does not let a rate log grow: it is pruned by time until it is in order again', async () => {
+    const kv = new MemoryKv({ clock: new ManualClock() });
+    const T = 10_000_000;
+    // One entry at T, then 100 s of admits at 10 a second an hour earlier: a limit of 10 a 1 s window.
+    expect(await kv.logAdmit('rate', 'before the step', 10, 1_000, T)).toBe(0);
+    let admitted = 0;
+    for (let i = 0; i < 1_000; i++) if ((await kv.logAdmit('rate', `m${i}`, 10, 1_000, T - 3_600_000 + i * 100)) === 0) admitted++;
+    expect(admitted).toBeGreaterThan(800); // the entry at T counts in every window: 9 places a window, not 10
+    // Held: the entry at T (still ahead), and two windows of admits at most — not the 800 and more admitted.
+    expect(await kv.logCount('rate', 10_000_000_000, T)).toBeLessThanOrEqual(2 * 10 + 1);
+  });
+
+  it('a member admitted again moves to the end of its log, so the entries before it are pruned in time', async () => {
+    const kv = new MemoryKv({ clock: new ManualClock() });
+    await kv.logAdmit('log', 'a', 100, 1_000, 1_000);
+    await kv.logAdmit('log', 'b', 100, 1_000, 1_100);
+    await kv.logAdmit('log', 'a', 100, 1_000, 1_900);
+    // At 3,500 (pruned at or before 1,500): `b` goes, `a` (1,900) stays.
+    await kv.logAdmit('log', 'c', 100, 1_000, 3_500);
+    expect(await kv.logCount('log', 10_000_000, 3_500)).toBe(2);
+  });
+
   it('expires an entry exactly ttlMs after it was written', async () => {
     const clock = new ManualClock();
     const kv = new MemoryKv({ clock });

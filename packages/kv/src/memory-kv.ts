@@ -25,8 +25,8 @@ const INTEGER = /^-?\d+$/;
  */
 export class MemoryKv implements Kv {
   readonly #entries = new Map<string, Entry>();
-  /** Sliding logs: member → the time it was added, in insertion order (times grow per key, but for a clock stepping back). */
-  readonly #logs = new Map<string, Map<string, number>>();
+  /** Sliding logs, by key. */
+  readonly #logs = new Map<string, SlidingLog>();
   /** Who listens on each channel (`listen`); a signal reaches each on a later turn, as from Redis. */
   readonly #listeners = new Map<string, Set<() => void>>();
   readonly #clock: Clock;
@@ -118,7 +118,7 @@ export class MemoryKv implements Kv {
 
   async logRemove(key: string, member: string, signal?: string): Promise<void> {
     this.#assertOpen();
-    this.#logs.get(key)?.delete(member);
+    this.#logs.get(key)?.entries.delete(member);
     if (signal === undefined) return;
     for (const onSignal of this.#listeners.get(signal) ?? []) queueMicrotask(onSignal);
   }
@@ -139,7 +139,7 @@ export class MemoryKv implements Kv {
   async logCount(key: string, windowMs: number, now: number): Promise<number> {
     this.#assertOpen();
     const log = this.#logs.get(key);
-    return log === undefined ? 0 : countInWindow(log, now - windowMs).n;
+    return log === undefined ? 0 : countInWindow(log.entries, now - windowMs).n;
   }
 
   async close(): Promise<void> {
@@ -173,7 +173,7 @@ export class MemoryKv implements Kv {
         removed++;
       }
     }
-    for (const [key, log] of this.#logs) if (log.size === 0) this.#logs.delete(key);
+    for (const [key, log] of this.#logs) if (log.entries.size === 0) this.#logs.delete(key);
     return removed;
   }
 
@@ -199,35 +199,60 @@ export class MemoryKv implements Kv {
     // Fewer entries than the limit are under it whatever their times: no count (the common case,
     // a flight with no adaptive limit in force, whose limit is unbounded). Per send, a count of
     // every send in flight had been a copy and a filter of the whole log (issue 46).
-    if (log.size < limit || countInWindow(log, now - windowMs).n < limit) {
-      // Taken again: to the end, where its new time belongs (the prune reads the log oldest first).
-      log.delete(member);
-      log.set(member, now);
-      this.#logs.set(key, log);
-      return 0;
-    }
-    return Math.max(1, countInWindow(log, now - windowMs).oldest + windowMs - now);
+    const counted = log.entries.size < limit ? undefined : countInWindow(log.entries, now - windowMs);
+    if (counted !== undefined && counted.n >= limit) return Math.max(1, counted.oldest + windowMs - now);
+    // Taken again: to the end, where its new time belongs.
+    log.entries.delete(member);
+    log.entries.set(member, now);
+    // A time before the last one (a clock that stepped back): the log is out of order until it has been pruned whole.
+    if (now < log.last) log.ordered = false;
+    log.last = Math.max(log.last, now);
+    this.#logs.set(key, log);
+    return 0;
   }
 
   /**
-   * The log at `key` without its entries at or before `after`, read oldest first (insertion
-   * order) up to the first one kept: O(what it removes), not O(the log). An entry a clock that
-   * stepped back put behind a later one goes once those before it have; until then it is
-   * counted only within its window (countInWindow), as every entry is.
+   * The log at `key` without its entries at or before `after`. In time order (insertion order,
+   * the common case) it is read oldest first up to the first entry kept: O(what it removes), not
+   * O(the log). Out of order (an entry added after a clock stepped back) it is read whole, as
+   * Redis prunes by score, until what is left is in order again.
    */
-  #prunedLog(key: string, after: number): Map<string, number> {
+  #prunedLog(key: string, after: number): SlidingLog {
     const log = this.#logs.get(key);
-    if (log === undefined) return new Map<string, number>();
-    for (const [member, at] of log) {
-      if (at > after) break;
-      log.delete(member);
+    if (log === undefined) return { entries: new Map(), last: Number.NEGATIVE_INFINITY, ordered: true };
+    if (log.ordered) {
+      for (const [member, at] of log.entries) {
+        if (at > after) break;
+        log.entries.delete(member);
+      }
+      return log;
     }
+    let previous = Number.NEGATIVE_INFINITY;
+    let ordered = true;
+    for (const [member, at] of log.entries) {
+      if (at <= after) {
+        log.entries.delete(member);
+        continue;
+      }
+      if (at < previous) ordered = false;
+      previous = at;
+    }
+    log.ordered = ordered;
     return log;
   }
 
   #assertOpen(): void {
     if (this.#closed) throw new Error('kv: closed');
   }
+}
+
+/** A sliding log: member → the time it was added, in insertion order; in time order too unless a clock stepped back. */
+interface SlidingLog {
+  entries: Map<string, number>;
+  /** The latest time added. */
+  last: number;
+  /** Whether the entries' times grow in insertion order (the prune may stop at the first one kept). */
+  ordered: boolean;
 }
 
 /** How many of `log`'s entries are after `after`, and the oldest of them (Infinity: none). */

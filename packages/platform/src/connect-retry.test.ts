@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { connectWithRetry, RetryDeadlineError } from './connect-retry.ts';
+import { natsBusOptions } from './common-env.ts';
+import { connectNatsAtStart, connectWithRetry, RetryDeadlineError } from './connect-retry.ts';
 
 const quiet = { warn: vi.fn(), info: vi.fn() };
 
@@ -108,5 +109,39 @@ describe('connectWithRetry', () => {
       vi.restoreAllMocks();
       vi.useRealTimers();
     }
+  });
+});
+
+describe('connectNatsAtStart', () => {
+  const options = natsBusOptions({ NATS_URL: 'nats://wirehook:s3cret@nats-0:4222' } as never);
+
+  it('hands the options to the connect and names the server, not its secret, when it retries', async () => {
+    const warn = vi.fn();
+    let calls = 0;
+    const bus = { close: vi.fn() };
+    const connected = await connectNatsAtStart(
+      options,
+      async (given) => {
+        expect(given).toBe(options);
+        if (++calls === 1) throw new Error('connection refused');
+        return bus;
+      },
+      { warn, info: vi.fn() },
+      undefined,
+    );
+    expect(connected).toBe(bus);
+    expect(warn.mock.calls[0]?.[1]).toContain('NATS (nats://nats-0:4222) unreachable at start');
+    expect(JSON.stringify(warn.mock.calls)).not.toContain('s3cret');
+  });
+
+  it('closes a bus that connects after the stop ended the wait for it', async () => {
+    const stopping = new AbortController();
+    const bus = { close: vi.fn() };
+    let answer = (_bus: typeof bus) => {};
+    const connecting = connectNatsAtStart(options, () => new Promise<typeof bus>((resolve) => (answer = resolve)), quiet, stopping.signal);
+    stopping.abort(new Error('SIGTERM while starting'));
+    await expect(connecting).rejects.toThrow('SIGTERM while starting');
+    answer(bus);
+    await vi.waitFor(() => expect(bus.close).toHaveBeenCalledOnce());
   });
 });

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { unlessAborted, within } from '@wirehook/core';
-import { natsBusOptions, type NatsVars, type NatsConnectOptions } from './common-env.ts';
+import type { NatsConnectOptions } from './common-env.ts';
 import { StartupError } from './sealing-keys.ts';
 
 /** The waits between attempts: 0.5 s doubling to 10 s, then every 10 s. */
@@ -91,18 +91,17 @@ export async function connectWithRetry<T>(
 }
 
 /**
- * A service's NATS connection at start: NATS_* of `config` handed to `connect` (NatsBus.connect
- * with the service's own name), retried as connectWithRetry does until it answers or `signal`
- * (the process asked to stop) aborts; a bus connected after that is closed.
- * @throws StartupError for a NATS_* problem found now (a credentials file removed since the config was read).
+ * A service's NATS connection at start: `options` (natsBusOptions of its config, read as it
+ * builds, so that a NATS_* problem fails the build) handed to `connect` (NatsBus.connect with
+ * the service's own name), retried as connectWithRetry does until it answers or `signal` (the
+ * process asked to stop) aborts; a bus connected after that is closed.
  */
 export function connectNatsAtStart<B extends { close(): unknown }>(
-  config: NatsVars,
+  options: NatsConnectOptions,
   connect: (options: NatsConnectOptions) => Promise<B>,
   logger: Pick<Logger, 'warn' | 'info'>,
   signal: AbortSignal | undefined,
 ): Promise<B> {
-  const options = natsBusOptions(config);
   return connectWithRetry(`NATS (${options.servers})`, () => connect(options), logger, { signal, discard: (bus) => bus.close() });
 }
 

@@ -205,7 +205,7 @@ it('a failure of its own after a stop asked during the build is said, not lost; 
 
 it('a stop asked in the very turn the build ends is not lost: nothing starts, the process ends (0)', async () => {
   // The launcher gone (stdin closed) asks the stop, and the build ends on the same close. runService used to send
-  // itself a SIGTERM there, which came after the build's listener was removed and before runComponents' was set.
+  // itself a SIGTERM there, which came after the build's listener was removed and before runComponents listened (now one stop, stopOnSignals).
   const child = spawn(process.execPath, [PROBE], {
     env: { ...process.env, METRICS_PORT: String(await freePort()), STOP_DURING_BUILD: 'stdin', EXIT_WITH_PARENT: '1', STOP_DEADLINE_MS: '20000' },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'dispatcher' });
 const { DISPATCH_SUBJECT, NatsBus } = await import('@wirehook/bus');
-const { connectNatsAtStart, loadConfig, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectNatsAtStart, natsBusOptions, loadConfig, openSealingKeys, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { grpcMetrics, RelayGrpcClient } = await import('@wirehook/rpc');
 const { senderStopMs } = await import('@wirehook/core/without-schemas');
 const { MemoryKv, RedisKv } = await import('@wirehook/kv');
@@ -23,7 +23,12 @@ await runService('dispatcher', { ...config, stopDeadlineMs }, async ({ logger, c
   const store = await openStore(config, { signal });
   // A wrong key is refused before anything is sent or sealed with it.
   const keys = await openSealingKeys(config, store, { clock, logger, readiness });
-  const bus = await connectNatsAtStart(config, (nats) => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }), logger, signal);
+  const bus = await connectNatsAtStart(
+    natsBusOptions(config),
+    (nats) => NatsBus.connect({ ...nats, name: 'dispatcher', streamLogger: logger }),
+    logger,
+    signal,
+  );
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   // A relay call covers a whole send (the wait for a connection and the attempt, each bounded: relayCallMs),
   // and the relay keeps the send to this DELIVERY_TIMEOUT_MS when its own is longer.

@@ -11,6 +11,12 @@ const { createEmbedded } = await import('./create-embedded.ts');
 const config = loadConfig(embeddedConfigSchema, process.env, 'wirehook');
 const logger = createLogger({ name: 'wirehook', level: config.LOG_LEVEL, format: config.LOG_FORMAT });
 const clock = config.WIREHOOK_TEST_CLOCK_FILE ? new FileOffsetClock(config.WIREHOOK_TEST_CLOCK_FILE) : systemClock;
+// Its stop signals are taken before anything is built (stopOnSignals, as a service's): a SIGTERM
+// while the store opens is heard — as PID 1 in a container, a signal's default action is none,
+// and `docker stop` would wait for its SIGKILL — and a Ctrl-C from the moment the banner shows
+// stops what started, rather than ending the process outright; a second SIGTERM while it drains
+// changes nothing, a second Ctrl-C half a second or more after the first ends it at once (130).
+const stop = stopOnSignals(logger, ['SIGTERM', 'SIGINT']);
 const embedded = (() => {
   try {
     return createEmbedded(config, { clock, logger });
@@ -25,10 +31,7 @@ const embedded = (() => {
 // answering slowly, recorded failed though it may have gone out, and sent again), after the
 // listeners' drain, which goes first while the dispatcher still sends (core's embeddedStopMs).
 const deadlineMs = embeddedStopMs(config.DELIVERY_TIMEOUT_MS);
-// Its stop signals are taken before the parts start (stopOnSignals, as a service's): a Ctrl-C from
-// the moment the banner shows stops what started, rather than ending the process outright; a
-// second SIGTERM while it drains changes nothing, a second Ctrl-C ends it at once (130).
-const stop = stopOnSignals(logger, ['SIGTERM', 'SIGINT']);
+// Asked to stop already (while it was built): runComponents starts nothing, and the process ends.
 const running = runComponents([tracing, ...embedded.components], {
   logger,
   deadlineMs,

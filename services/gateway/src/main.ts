@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'gateway' });
 const { SERVICE_STOP_MS } = await import('@wirehook/core/without-schemas');
-const { connectNatsAtStart, httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
+const { connectNatsAtStart, natsBusOptions, httpComponent, listenerCheck, loadConfig, runService } = await import('@wirehook/platform');
 const { NatsBus } = await import('@wirehook/bus');
 const { ListenHub } = await import('@wirehook/egress');
 const { ListenServer } = await import('@wirehook/http-api');
@@ -22,9 +22,11 @@ const GATEWAY_LISTEN_DRAIN_MS = SERVICE_STOP_MS / 2;
 await runService('gateway', config, async (ctx) => {
   const { deps, components } = await clusterGatewayDeps(config, ctx);
   // `wirehook listen`: the CLI's WebSocket on this pod, its webhooks from the dispatchers over NATS.
+  // Read as it builds: a NATS_* problem (a credentials file gone since the config was read) fails the start before anything starts.
+  const nats = natsBusOptions(config);
   const listeners = new ListenBridge({
     hub: new ListenHub({ clock: ctx.clock, timeoutMs: config.DELIVERY_TIMEOUT_MS }),
-    connect: (signal) => connectNatsAtStart(config, (nats) => NatsBus.connect({ ...nats, name: 'gateway', streams: [] }), ctx.logger, signal),
+    connect: (signal) => connectNatsAtStart(nats, (options) => NatsBus.connect({ ...options, name: 'gateway', streams: [] }), ctx.logger, signal),
     logger: ctx.logger.child({ component: 'listen' }),
   });
   const listen = new ListenServer({ ...deps, logger: ctx.logger.child({ component: 'listen' }), hub: listeners, drainMs: GATEWAY_LISTEN_DRAIN_MS });

@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // imported: everything below is imported dynamically (static imports would all load first).
 const tracing = await startTracing({ serviceName: 'message-intake' });
 const { NatsBus } = await import('@wirehook/bus');
-const { connectNatsAtStart, loadConfig, natsCheck, openRequestStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectNatsAtStart, natsBusOptions, loadConfig, natsCheck, openRequestStore, runService, storeCheck } = await import('@wirehook/platform');
 const { intakeConfigSchema } = await import('./config.ts');
 const { createIntake } = await import('./create-intake.ts');
 
@@ -14,7 +14,12 @@ const config = loadConfig(intakeConfigSchema, process.env, 'message-intake');
 
 await runService('message-intake', config, async ({ logger, clock, registry, readiness, signal }) => {
   const store = await openRequestStore(config, signal);
-  const bus = await connectNatsAtStart(config, (nats) => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }), logger, signal);
+  const bus = await connectNatsAtStart(
+    natsBusOptions(config),
+    (nats) => NatsBus.connect({ ...nats, name: 'message-intake', streamLogger: logger }),
+    logger,
+    signal,
+  );
   // NATS down: sends are still stored and answered 202 (the sweeper delivers them), so only the store gates.
   readiness.push(storeCheck(store), natsCheck(bus, { gates: false }));
   const { grpc } = createIntake(config, { store, bus, clock, logger, registry });

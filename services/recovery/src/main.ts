@@ -6,7 +6,7 @@ import { startTracing } from '@wirehook/platform/tracing';
 // Tracing first, everything else after it (see the gateway's main).
 const tracing = await startTracing({ serviceName: 'recovery' });
 const { NatsBus } = await import('@wirehook/bus');
-const { connectNatsAtStart, loadConfig, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
+const { connectNatsAtStart, natsBusOptions, loadConfig, natsCheck, openStore, runService, storeCheck } = await import('@wirehook/platform');
 const { recoveryConfigSchema } = await import('./config.ts');
 const { createRecovery } = await import('./create-recovery.ts');
 const { startRecoveryGrpcServer } = await import('./grpc-server.ts');
@@ -16,7 +16,7 @@ const config = loadConfig(recoveryConfigSchema, process.env, 'recovery');
 
 await runService('recovery', config, async ({ logger, clock, registry, readiness, signal }) => {
   const store = await openStore(config, { signal });
-  const bus = await connectNatsAtStart(config, (nats) => NatsBus.connect({ ...nats, name: 'recovery', streamLogger: logger }), logger, signal);
+  const bus = await connectNatsAtStart(natsBusOptions(config), (nats) => NatsBus.connect({ ...nats, name: 'recovery', streamLogger: logger }), logger, signal);
   readiness.push(storeCheck(store), natsCheck(bus, { gates: true }));
   const { service, worker } = createRecovery(config, { store, bus, clock, logger, registry, soleWorker: false });
   const address = `${config.GRPC_HOST}:${config.GRPC_PORT}`;
