@@ -155,32 +155,40 @@ describe('embedded mode stopped while it starts', () => {
 });
 
 describe('embedded mode stopping', () => {
+  /**
+   * Embedded mode in `dir`, ready, with a `wirehook listen` connection holding a webhook it never
+   * answers (the stop then waits for it, up to the listeners' drain): what the stopping tests signal.
+   */
+  async function heldByListener(dir: string) {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const child = await spawnEmbedded({ port, dataDir: dir, env: { LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) } });
+    const seen = { out: '', err: '' };
+    child.stdout!.on('data', (d) => (seen.out += d));
+    child.stderr!.on('data', (d) => (seen.err += d));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    await whileRunning(
+      child,
+      () => seen.err,
+      eventually(() => expect(seen.out).toContain('wirehook ready'), EMBEDDED_START_MS),
+    );
+    const org = await runAdmin(dir, ['org', 'create', '--name', 'Acme']);
+    const key = String((await runAdmin(dir, ['key', 'create', '--org', org.json['id'], '--env', 'test'])).json['key']);
+    const wirehook = { url: `http://127.0.0.1:${port}` };
+    const { ws, frames } = await listenSocket(wirehook, key);
+    const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
+    expect(sent.status).toBe(202);
+    const held = await firstRequest(frames);
+    const readyz = async () => {
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
+      return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+    };
+    return { child, seen, exited, readyz, answer: () => ws.send(answerFrame(held.id)) };
+  }
+
   it('not ready from its stop on (/readyz 503 naming stopping) while a listener holds it, a second SIGTERM changing nothing; then ends with 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-stopping-'));
     try {
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const child = await spawnEmbedded({ port, dataDir: dir, env: { LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) } });
-      let out = '';
-      let err = '';
-      child.stdout!.on('data', (d) => (out += d));
-      child.stderr!.on('data', (d) => (err += d));
-      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-      await whileRunning(
-        child,
-        () => err,
-        eventually(() => expect(out).toContain('wirehook ready'), EMBEDDED_START_MS),
-      );
-      const org = await runAdmin(dir, ['org', 'create', '--name', 'Acme']);
-      const key = String((await runAdmin(dir, ['key', 'create', '--org', org.json['id'], '--env', 'test'])).json['key']);
-      const wirehook = { url: `http://127.0.0.1:${port}` };
-      const { ws, frames } = await listenSocket(wirehook, key);
-      const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
-      expect(sent.status).toBe(202);
-      const held = await firstRequest(frames);
-      const readyz = async () => {
-        const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`);
-        return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
-      };
+      const { child, seen, exited, readyz, answer } = await heldByListener(dir);
       expect((await readyz()).status).toBe(200);
       child.kill('SIGTERM');
       // Its API still listens (the listener's drain comes first): only the stop itself makes it not ready.
@@ -190,8 +198,8 @@ describe('embedded mode stopping', () => {
       // A second SIGTERM while it drains is no second stop (its listener stays: once removed, the default action killed it here).
       child.kill('SIGTERM');
       expect((await readyz()).status).toBe(503);
-      ws.send(answerFrame(held.id));
-      expect(await exited, err).toBe(0);
+      answer();
+      expect(await exited, seen.err).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -200,33 +208,15 @@ describe('embedded mode stopping', () => {
   it('a second Ctrl-C while a listener holds its stop ends it at once with 130, the rest of the stop not waited for', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-embedded-second-'));
     try {
-      const port = await freePort();
-      const child = await spawnEmbedded({ port, dataDir: dir, env: { LOG_LEVEL: 'info' } });
-      let out = '';
-      let err = '';
-      child.stdout!.on('data', (d) => (out += d));
-      child.stderr!.on('data', (d) => (err += d));
-      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-      await whileRunning(
-        child,
-        () => err,
-        eventually(() => expect(out).toContain('wirehook ready'), EMBEDDED_START_MS),
-      );
-      const org = await runAdmin(dir, ['org', 'create', '--name', 'Acme']);
-      const key = String((await runAdmin(dir, ['key', 'create', '--org', org.json['id'], '--env', 'test'])).json['key']);
-      const wirehook = { url: `http://127.0.0.1:${port}` };
-      const { frames } = await listenSocket(wirehook, key);
-      const sent = await new ApiClient(wirehook.url).as(key).post('/v1/messages', { consumer: 'wirehook-listen', event_type: 'order.created', payload: {} });
-      expect(sent.status).toBe(202);
-      await firstRequest(frames); // never answered: the stop waits for it
+      const { child, seen, exited } = await heldByListener(dir);
       child.kill('SIGINT');
-      await eventually(() => expect(out).toContain('shutting down'));
+      await eventually(() => expect(seen.out).toContain('shutting down'));
       // Not the same keypress forwarded twice (a wrapper's): a person pressing again.
       await sleep(SAME_KEYPRESS_MS + 100);
       child.kill('SIGINT');
-      expect(await exited, err).toBe(130);
-      expect(out).toContain('a second Ctrl-C; exiting now');
-      expect(out).not.toContain('"msg":"stopped"');
+      expect(await exited, seen.err).toBe(130);
+      expect(seen.out).toContain('a second Ctrl-C; exiting now');
+      expect(seen.out).not.toContain('"msg":"stopped"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
