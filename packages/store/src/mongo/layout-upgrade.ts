@@ -78,7 +78,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       const from = current?.version ?? 1;
       // Layouts 1–2 only: layout 3 has these fields and indexes already.
       if (!fresh && from < 3) {
-        const progress = new UpgradeProgress(meta, from, current?.upgrade, signal, log);
+        const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
         await migrateDocuments(conn.db, progress, renew, log, signal);
       }
       if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
@@ -86,7 +86,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       // The version, and the record of the batches taken away in the same write.
       const v = UPGRADE_PLANS.layout();
       const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
-      await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), log, signal);
+      await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
       log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
     });
     if (upgraded) return;
@@ -146,12 +146,11 @@ async function migrateDocuments(
       // Heard between two endpoints' holds, not only between pages: a page may hold a thousand of them.
       signal?.throwIfAborted();
       const hold = UPGRADE_PLANS.holdOpenOfEndpoint({ orgId: String(e['orgId']), env: String(e['env']) }, String(e._id));
-      await confirmed(
-        `the hold of endpoint ${String(e._id)}'s deliveries`,
-        () => deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options),
+      await confirmed(`the hold of endpoint ${String(e._id)}'s deliveries`, () => deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options), {
         log,
         signal,
-      );
+        renew,
+      });
     }
     after = String(page[page.length - 1]!._id);
     await progress.save('endpoints', after);
@@ -251,7 +250,7 @@ const UNCONFIRMED_RETRY_MS = 2_000;
  * fails saying what and why; the next start goes on from the last batch recorded. A stop ends
  * the wait for it at once (the server finishes it).
  */
-async function confirmed<T>(what: string, write: () => Promise<T>, log: (line: string) => void, signal: AbortSignal | undefined): Promise<T> {
+async function confirmed<T>(what: string, write: () => Promise<T>, { log, signal, renew }: Asking): Promise<T> {
   const since = performance.now();
   for (;;) {
     try {
@@ -268,16 +267,22 @@ async function confirmed<T>(what: string, write: () => Promise<T>, log: (line: s
       }
       log(`MongoDB layout upgrade: ${what} not confirmed (${(err as Error).message}); trying again`);
       await sleep(UNCONFIRMED_RETRY_MS, undefined, signal === undefined ? undefined : { signal }).catch(() => signal?.throwIfAborted());
+      // Minutes of asking again would outlast the lease (LEASE_MS): renewed before each try, or the upgrade ends if it was lost.
+      await renew();
     }
   }
 }
 
-/** What a batched step hears between its batches, and where it records them. */
-interface StepContext {
-  progress: UpgradeProgress;
-  renew: () => Promise<void>;
-  signal: AbortSignal | undefined;
+/** What a write of the upgrade says when it asks again, what ends it, and the lease's renewal between tries. */
+interface Asking {
   log: (line: string) => void;
+  signal: AbortSignal | undefined;
+  renew: () => Promise<void>;
+}
+
+/** What a batched step hears between its batches, and where it records them. */
+interface StepContext extends Asking {
+  progress: UpgradeProgress;
 }
 
 /** A batched step's two sendings: the ids of its next batch past `after` (≤ UPGRADE_BATCH), and that batch's update. */
@@ -300,7 +305,7 @@ async function inBatches(name: string, step: StepContext, send: BatchSendings): 
     if (ids.length === 0) return changed;
     const last = String(ids[ids.length - 1]!._id);
     const from = after;
-    changed += (await confirmed(`step ${name}, the batch after ${from ?? 'the first id'}`, () => send.update(from, last), step.log, step.signal)).modifiedCount;
+    changed += (await confirmed(`step ${name}, the batch after ${from ?? 'the first id'}`, () => send.update(from, last), step)).modifiedCount;
     after = last;
     // Recorded once the batch is done: a run taking over repeats at most the batch after it.
     await step.progress.save(name, last);
@@ -318,16 +323,14 @@ export class UpgradeProgress {
   readonly #meta: MongoConnection['meta'];
   readonly #from: number;
   readonly #after: Map<string, string>;
-  readonly #signal: AbortSignal | undefined;
-  readonly #log: (line: string) => void;
+  readonly #asking: Asking;
 
-  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], signal: AbortSignal | undefined, log: (line: string) => void) {
+  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], asking: Asking) {
     this.#meta = meta;
     this.#from = from;
     const mine = recorded !== undefined && recorded.from === from && recorded.to === SCHEMA_VERSION;
     this.#after = new Map(mine ? Object.entries(recorded.after ?? {}) : []);
-    this.#signal = signal;
-    this.#log = log;
+    this.#asking = asking;
   }
 
   /** The last _id a step finished, or null to begin at the first. */
@@ -340,12 +343,7 @@ export class UpgradeProgress {
     const q = UPGRADE_PLANS.layout();
     // Another upgrade's record (other layouts) is replaced whole, not merged.
     const upgrade = { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) };
-    await confirmed(
-      'the record of its batches',
-      () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }),
-      this.#log,
-      this.#signal,
-    );
+    await confirmed('the record of its batches', () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#asking);
   }
 }
 
