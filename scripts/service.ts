@@ -1,5 +1,7 @@
 // The container's entry point: `wirehook <service>` runs one service (the image's command).
 // Jobs: `migrate` (schema and indexes, JetStream streams: run before an upgrade), `admin …`.
+import { holdEarlySignals } from '../packages/platform/src/signal-stop.ts';
+
 const SERVICES: Record<string, string> = {
   gateway: '../services/gateway/src/main.ts',
   'message-intake': '../services/message-intake/src/main.ts',
@@ -12,6 +14,10 @@ const SERVICES: Record<string, string> = {
   migrate: './migrate.ts',
   admin: '../packages/admin/src/main.ts',
 };
+
+// First, before a service's modules load (a second or so): a SIGTERM meanwhile is kept for its
+// stop, not lost (as the container's PID 1 a signal's default action is none).
+holdEarlySignals();
 
 const [name, ...rest] = process.argv.slice(2);
 const entry = name === undefined ? undefined : SERVICES[name];

@@ -27,6 +27,12 @@ export function abortOnSignals(signals: readonly NodeJS.Signals[] = ['SIGINT', '
     stop.abort(new Error(signal));
   };
   for (const signal of signals) process.once(signal, onSignal);
+  // One the entry point heard while this command's modules loaded (holdEarlySignals) asks it now.
+  const first = takeEarlySignals().find((signal) => signals.includes(signal));
+  if (first !== undefined) {
+    process.off(first, onSignal);
+    onSignal(first);
+  }
   return {
     signal: stop.signal,
     get by() {
@@ -72,7 +78,36 @@ export function stopOnSignals(logger: Pick<Logger, 'warn'>, signals: readonly No
     }
   };
   for (const signal of signals) process.on(signal, ask);
+  // Those the entry point heard while the process's modules loaded (holdEarlySignals), asked now, in order.
+  for (const signal of takeEarlySignals()) if (signals.includes(signal)) ask(signal);
   return { signal: stop.signal, ask };
+}
+
+/** The entry point's hold on the stop signals, until a stop of the process's own takes them over. */
+let early: { signals: readonly NodeJS.Signals[]; heard: NodeJS.Signals[]; hold: (signal: NodeJS.Signals) => void } | undefined;
+
+/**
+ * Takes `signals` from the first moment of a process — the container's entry point
+ * (scripts/service.ts), before a service's modules load: about a second in which a signal took
+ * its default action, and for a container's PID 1 that is none (a SIGTERM lost, the kubelet
+ * waiting out the grace period) — and keeps what it hears for the stop set up later
+ * (stopOnSignals, abortOnSignals), which asks itself at once for each. Idempotent.
+ */
+export function holdEarlySignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): void {
+  if (early !== undefined) return;
+  const heard: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals) => void heard.push(signal);
+  for (const signal of signals) process.on(signal, hold);
+  early = { signals, heard, hold };
+}
+
+/** Ends the hold (called once the caller's own listeners are set: no gap): what it heard, in order. */
+function takeEarlySignals(): NodeJS.Signals[] {
+  if (early === undefined) return [];
+  for (const signal of early.signals) process.off(signal, early.hold);
+  const { heard } = early;
+  early = undefined;
+  return heard;
 }
 
 /** The reason of a stop asked: the signal's name, or what else asked it. */
