@@ -87,11 +87,11 @@ export function stopOnSignals(logger: Pick<Logger, 'warn'>, signals: readonly No
 let early: { signals: readonly NodeJS.Signals[]; heard: NodeJS.Signals[]; hold: (signal: NodeJS.Signals) => void } | undefined;
 
 /**
- * Takes `signals` from the first moment of a process — the container's entry point
- * (scripts/service.ts), before a service's modules load: about a second in which a signal took
- * its default action, and for a container's PID 1 that is none (a SIGTERM lost, the kubelet
- * waiting out the grace period) — and keeps what it hears for the stop set up later
- * (stopOnSignals, abortOnSignals), which asks itself at once for each. Idempotent.
+ * Takes `signals` from the entry point's first line (scripts/service.ts, the container's), before a
+ * service's or a job's modules load: about a second in which a signal took its default action, and
+ * for a container's PID 1 that is none (a SIGTERM lost, the kubelet waiting out the grace period).
+ * What it hears goes to the stop set up later (stopOnSignals, abortOnSignals), which asks itself at
+ * once for each. Idempotent.
  */
 export function holdEarlySignals(signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT']): void {
   if (early !== undefined) return;
@@ -101,7 +101,12 @@ export function holdEarlySignals(signals: readonly NodeJS.Signals[] = ['SIGTERM'
   early = { signals, heard, hold };
 }
 
-/** Ends the hold (called once the caller's own listeners are set: no gap): what it heard, in order. */
+/**
+ * Ends the hold, called once the caller's own listeners are set: a signal's listeners never fall to
+ * none during the handover, so libuv's watch on it never stops. That is what keeps a signal sent
+ * while the modules load — they load without a turn of the event loop, so it waits in libuv — for
+ * the caller's listener rather than dropped. @returns what the hold heard (on a turn before this), in order.
+ */
 function takeEarlySignals(): NodeJS.Signals[] {
   if (early === undefined) return [];
   for (const signal of early.signals) process.off(signal, early.hold);
