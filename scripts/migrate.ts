@@ -50,11 +50,6 @@ const stop = abortOnSignals();
 let opening: Promise<unknown> | undefined;
 /** How long a stopped migrate waits for that before it exits anyway (the lease then runs out). */
 const GIVE_UP_WAIT_MS = 10_000;
-/** A signal that came while a step ran without a turn of the event loop (SQLite's open) is delivered, then heard. */
-const stoppedMeanwhile = async (): Promise<void> => {
-  await new Promise((resolve) => setImmediate(resolve));
-  await exitIfStopped();
-};
 const exitIfStopped = async (): Promise<void> => {
   if (!stop.signal.aborted) return;
   await Promise.race([opening?.catch(() => {}), new Promise((resolve) => setTimeout(resolve, GIVE_UP_WAIT_MS).unref())]);
@@ -85,7 +80,8 @@ async function waitFor<T>(what: string, connect: () => Promise<T>): Promise<T> {
 
 const store = await waitFor(`the store (${describeStore(config)})`, () => (opening = openStore(config, { signal: stop.signal })));
 await store.close();
-await stoppedMeanwhile();
+// Asked while the store opened without a turn of the event loop (SQLite's): heard now, not after the streams.
+if (await stop.asked()) await exitIfStopped();
 process.stderr.write(`migrate: ${describeStore(config)} is current\n`);
 if (!storeOnly) {
   const nats = natsBusOptions(config);

@@ -29,13 +29,11 @@ const store = await openStore(config, { signal: interrupted.signal }).catch((err
   if (err === interrupted.signal.reason) endInterrupted();
   throw err;
 });
-// A signal that came while the open ran without a turn of the event loop (SQLite's) still waits in
-// libuv: delivered now, while this listens, not dropped with its listeners (it would run the command).
-await new Promise((resolve) => setImmediate(resolve));
+// Asked while an open that does not hear it (SQLite's, MongoDB's index checks) went on: stopped before the command.
+const askedWhileOpening = await interrupted.asked();
 interrupted.dispose();
 if (isNew) process.stderr.write(`admin: no database in DATA_DIR; created a new one at ${databaseFile}\n`);
-// Asked while an open that does not hear it (SQLite's, MongoDB's index checks) went on: stopped before the command.
-if (interrupted.signal.aborted) {
+if (askedWhileOpening) {
   await store.close();
   endInterrupted();
 }

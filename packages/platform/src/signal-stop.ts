@@ -9,6 +9,12 @@ export interface SignalStop {
   readonly by: NodeJS.Signals | undefined;
   /** The exit code a shell gives a process that signal ended: 128 + its number (130 for SIGINT, 143 for SIGTERM). */
   exitCode(): number;
+  /**
+   * Whether the stop was asked, once a signal that came during synchronous work (SQLite's open,
+   * which turns no event loop: the signal waits in libuv) has been delivered: a turn of the loop
+   * first, while this still listens. Before `dispose`, or the signal is dropped with the listeners.
+   */
+  asked(): Promise<boolean>;
   /** Stops listening: the signals take their default action again. */
   dispose(): void;
 }
@@ -39,6 +45,10 @@ export function abortOnSignals(signals: readonly NodeJS.Signals[] = ['SIGINT', '
       return by;
     },
     exitCode: () => 128 + (by === undefined ? 0 : constants.signals[by]),
+    asked: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return stop.signal.aborted;
+    },
     dispose: () => {
       for (const signal of signals) process.off(signal, onSignal);
     },
