@@ -13,29 +13,41 @@ import { SAME_KEYPRESS_MS } from './signal-stop.ts';
 const PROBE = join(import.meta.dirname, 'testing', 'slow-stop-process.ts');
 
 /** Starts the probe, waits for its ready line (or `when`), sends SIGTERM; its exit code and the messages it logged. */
-async function stopProbe(
-  env: Record<string, string>,
-  when = '"msg":"slow-stop ready"',
-): Promise<{ code: number | null; lines: { msg: string; deadlineMs?: number }[] }> {
+/** The probe with `env` on a free metrics port, what it writes to stdout collected (`out()`), and its close. */
+async function spawnProbe(env: Record<string, string>) {
   const child = spawn(process.execPath, [PROBE], {
     env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  const closed = once(child, 'close');
-  await eventually(() => expect(stdout).toContain(when), 20_000, 50);
+  const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>;
+  return { child, closed, out: () => stdout };
+}
+
+async function stopProbe(
+  env: Record<string, string>,
+  when = '"msg":"slow-stop ready"',
+): Promise<{ code: number | null; lines: { msg: string; deadlineMs?: number }[]; said: string[] }> {
+  const { child, closed, out } = await spawnProbe(env);
+  await eventually(() => expect(out()).toContain(when), 20_000, 50);
   child.kill('SIGTERM');
-  const [code] = (await closed) as [number | null];
-  const lines = stdout
+  const [code] = await closed;
+  const lines = out()
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { msg: string; deadlineMs?: number });
-  return { code, lines };
+  return { code, lines, said: lines.map((l) => l.msg) };
+}
+
+/** The probe's log said each of `all` (in any order) and none of `none`. */
+function expectSaid(said: string[], { all, none }: { all: string[]; none: string[] }): void {
+  expect(said).toEqual(expect.arrayContaining(all));
+  for (const msg of none) expect(said).not.toContain(msg);
 }
 
 it('a stop slower than the service’s stopDeadlineMs is cut at the deadline: code 1, the deadline logged', async () => {
-  const { code, lines } = await stopProbe({ STOP_MS: '3000', STOP_DEADLINE_MS: '1000' });
+  const { code, lines, said } = await stopProbe({ STOP_MS: '3000', STOP_DEADLINE_MS: '1000' });
   expect(code).toBe(1);
   expect(lines.map((l) => [l.msg, l.deadlineMs])).toEqual(
     expect.arrayContaining([
@@ -43,22 +55,19 @@ it('a stop slower than the service’s stopDeadlineMs is cut at the deadline: co
       ['shutdown deadline passed; exiting', 1_000],
     ]),
   );
-  expect(lines.map((l) => l.msg)).not.toContain('stopped');
+  expect(said).not.toContain('stopped');
 }, 30_000);
 
 it('a stop within the service’s stopDeadlineMs ends with code 0 and logs the deadline it had', async () => {
-  const { code, lines } = await stopProbe({ STOP_MS: '1500', STOP_DEADLINE_MS: '4000' });
+  const { code, lines, said } = await stopProbe({ STOP_MS: '1500', STOP_DEADLINE_MS: '4000' });
   expect(code).toBe(0);
   expect(lines.find((l) => l.msg === 'shutting down')?.deadlineMs).toBe(4_000);
-  expect(lines.map((l) => l.msg)).toContain('stopped');
-  expect(lines.map((l) => l.msg)).not.toContain('shutdown deadline passed; exiting');
+  expectSaid(said, { all: ['stopped'], none: ['shutdown deadline passed; exiting'] });
 }, 30_000);
 
 it('stopped, a process that something still holds open ends 1 s later with code 0, naming what held it — not at the deadline with 1', async () => {
-  const { code, lines } = await stopProbe({ STOP_MS: '10', LEAVE_OPEN: '1', STOP_DEADLINE_MS: '10000' });
-  const said = lines.map((l) => l.msg);
-  expect(said).toEqual(expect.arrayContaining(['stopped', HELD_AFTER_STOP]));
-  expect(said).not.toContain('shutdown deadline passed; exiting');
+  const { code, lines, said } = await stopProbe({ STOP_MS: '10', LEAVE_OPEN: '1', STOP_DEADLINE_MS: '10000' });
+  expectSaid(said, { all: ['stopped', HELD_AFTER_STOP], none: ['shutdown deadline passed; exiting'] });
   expect((lines.find((l) => l.msg === HELD_AFTER_STOP) as { heldBy?: string[] }).heldBy).toContain('Timeout');
   expect(code).toBe(0);
 }, 30_000);
@@ -113,22 +122,22 @@ it('without stopDeadlineMs a service stops within 20 s', async () => {
 
 it('a SIGTERM while it starts: the start in flight ends, nothing more starts, what started is stopped, and the process ends (0) — never ready', async () => {
   // The deadline 20 s: without the check the third component starts after the stop and keeps the process to it (code 1).
-  const { code, lines } = await stopProbe({ STOP_DURING_START: '1', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
-  const said = lines.map((l) => l.msg);
-  expect(said).toEqual(expect.arrayContaining(['first started', 'in-flight starting', 'shutting down', 'in-flight stopped', 'first stopped', 'stopped']));
+  const { code, said } = await stopProbe({ STOP_DURING_START: '1', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
+  expectSaid(said, {
+    all: ['first started', 'in-flight starting', 'shutting down', 'in-flight stopped', 'first stopped', 'stopped'],
+    none: ['late started', 'slow-stop ready'],
+  });
   // Stopped in reverse order, the one whose start was in flight first.
   expect(said.indexOf('in-flight stopped')).toBeLessThan(said.indexOf('first stopped'));
-  expect(said).not.toContain('late started');
-  expect(said).not.toContain('slow-stop ready');
   expect(code).toBe(0);
 }, 30_000);
 
 it('a start that fails during the stop does not end the stop: what started is stopped, the failure said, the process ends (0)', async () => {
-  const { code, lines } = await stopProbe({ STOP_DURING_START: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
-  const said = lines.map((l) => l.msg);
-  expect(said).toEqual(expect.arrayContaining(['shutting down', 'start failed while stopping', 'first stopped', 'stopped']));
-  expect(said).not.toContain('in-flight stopped');
-  expect(said).not.toContain('late started');
+  const { code, said } = await stopProbe({ STOP_DURING_START: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"in-flight starting"');
+  expectSaid(said, {
+    all: ['shutting down', 'start failed while stopping', 'first stopped', 'stopped'],
+    none: ['in-flight stopped', 'late started'],
+  });
   expect(code).toBe(0);
 }, 30_000);
 
@@ -165,41 +174,38 @@ it('stopping, it is not ready (/readyz 503 naming it; /livez says stopping), and
 }, 30_000);
 
 it('a SIGTERM while the service builds its parts: the build hears it, gives up what it holds, and the process ends (0) — never ready', async () => {
-  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'release', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
-  const said = lines.map((l) => l.msg);
-  expect(said).toEqual(expect.arrayContaining(['asked to stop while starting; ending the start', 'lease given up', STOPPED_WHILE_STARTING]));
+  const { code, said } = await stopProbe({ STOP_DURING_BUILD: 'release', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  expectSaid(said, {
+    all: ['asked to stop while starting; ending the start', 'lease given up', STOPPED_WHILE_STARTING],
+    none: ['slow-stop failed to start', 'slow-stop ready'],
+  });
   expect(said.indexOf('lease given up')).toBeLessThan(said.indexOf(STOPPED_WHILE_STARTING));
-  expect(said).not.toContain('slow-stop failed to start');
-  expect(said).not.toContain('slow-stop ready');
   expect(code).toBe(0);
 }, 30_000);
 
 it('a build that finishes after the SIGTERM without hearing it: nothing is started, the process ends (0)', async () => {
-  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'late', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
-  const said = lines.map((l) => l.msg);
-  expect(said).toContain(STOPPED_WHILE_STARTING);
-  expect(said).not.toContain('late started');
-  expect(said).not.toContain('slow-stop ready');
+  const { code, said } = await stopProbe({ STOP_DURING_BUILD: 'late', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  expectSaid(said, { all: [STOPPED_WHILE_STARTING], none: ['late started', 'slow-stop ready'] });
   expect(code).toBe(0);
 }, 30_000);
 
 it('a build that never ends after the SIGTERM is cut at the stop deadline: code 1, the deadline logged', async () => {
-  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'ignore', STOP_DEADLINE_MS: '1000' }, '"msg":"building"');
+  const { code, lines, said } = await stopProbe({ STOP_DURING_BUILD: 'ignore', STOP_DEADLINE_MS: '1000' }, '"msg":"building"');
   expect(lines.map((l) => [l.msg, l.deadlineMs])).toEqual(
     expect.arrayContaining([
       ['asked to stop while starting; ending the start', 1_000],
       ['the start did not end by the stop deadline; exiting', 1_000],
     ]),
   );
-  expect(lines.map((l) => l.msg)).not.toContain(STOPPED_WHILE_STARTING);
+  expect(said).not.toContain(STOPPED_WHILE_STARTING);
   expect(code).toBe(1);
 }, 30_000);
 
 it('a failure of its own after a stop asked during the build is said, not lost; the process still ends as stopped (0)', async () => {
-  const { code, lines } = await stopProbe({ STOP_DURING_BUILD: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
+  const { code, lines, said } = await stopProbe({ STOP_DURING_BUILD: 'fail', STOP_DEADLINE_MS: '20000' }, '"msg":"building"');
   const failed = lines.find((l) => l.msg === 'start failed while stopping') as { err?: { message?: string } } | undefined;
   expect(failed?.err?.message).toBe('a newer layout');
-  expect(lines.map((l) => l.msg)).toContain(STOPPED_WHILE_STARTING);
+  expect(said).toContain(STOPPED_WHILE_STARTING);
   expect(code).toBe(0);
 }, 30_000);
 
@@ -231,23 +237,17 @@ it('a stop asked in the very turn the build ends is not lost: nothing starts, th
  * passed since, sends `signal` again (`gapMs` 0: both at once, before the drain is seen).
  */
 async function stopTwice(signal: NodeJS.Signals, env: Record<string, string>, gapMs: number) {
-  const child = spawn(process.execPath, [PROBE], {
-    env: { ...process.env, METRICS_PORT: String(await freePort()), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  const closed = once(child, 'close');
-  await eventually(() => expect(stdout).toContain('"msg":"slow-stop ready"'), 20_000, 50);
+  const { child, closed, out } = await spawnProbe(env);
+  await eventually(() => expect(out()).toContain('"msg":"slow-stop ready"'), 20_000, 50);
   const firstAt = performance.now();
   child.kill(signal);
   if (gapMs > 0) {
-    await eventually(() => expect(stdout).toContain('"msg":"shutting down"'), 20_000, 20);
+    await eventually(() => expect(out()).toContain('"msg":"shutting down"'), 20_000, 20);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstAt + gapMs - performance.now())));
   }
   child.kill(signal);
-  const [code, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
-  return { code, killedBy, stdout };
+  const [code, killedBy] = await closed;
+  return { code, killedBy, stdout: out() };
 }
 
 it('a second SIGTERM while it drains is no second stop: the drain ends and the process exits 0', async () => {
