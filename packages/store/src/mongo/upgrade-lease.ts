@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { within } from '@wirehook/core';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
 import { isFailoverError } from './errors.ts';
 
@@ -120,24 +121,16 @@ export class UpgradeLease {
   async release(): Promise<void> {
     this.#released = true;
     const waitMs = this.#o.releaseWaitMs ?? RELEASE_WAIT_MS;
-    const timer = new AbortController();
     const giveUp = async () => {
       // A renewal sent before this (the index builds' timer) would otherwise take the lease back
       // after the release below, and hold the others off until it ran out.
       await this.#renewing?.catch(() => false);
       await this.#jobs.release(this.#o.name, this.#o.holder);
     };
-    const unanswered = sleep(waitMs, undefined, { signal: timer.signal }).then(
-      () => new Error(`no answer in ${waitMs / 1000} s`),
-      () => undefined,
-    );
     try {
-      const late = await Promise.race([giveUp().then(() => undefined), unanswered]);
-      if (late !== undefined) throw late;
+      await within(giveUp(), waitMs, () => new Error(`no answer in ${waitMs / 1000} s`));
     } catch (err) {
       this.#o.log(`MongoDB layout upgrade: its lease could not be given up (${(err as Error).message}); it runs out in ${this.#o.leaseMs / 1000} s`);
-    } finally {
-      timer.abort();
     }
   }
 
