@@ -2,7 +2,7 @@
 // the layout's document from a script and records the writes (a layout-3 database with no
 // months, so the upgrade itself writes only the version).
 import { MongoWriteConcernError } from 'mongodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import type { MetaDoc } from './documents.ts';
 import { SCHEMA_VERSION, UPGRADE_ASK_AGAIN_MS, upgradeLayout } from './layout-upgrade.ts';
@@ -22,7 +22,7 @@ function database(
     deliveries?: number;
     onDeliveriesBatch?: (n: number) => void;
     /** A layout-2 database's endpoints (ids `ep_000001`…): those whose number `inactive` says are paused; told of each hold. */
-    statuses?: { endpoints: number; inactive: (n: number) => boolean; onHold?: (id: string) => void };
+    statuses?: { endpoints: number; inactive: (n: number) => boolean; onHold?: (id: string) => void; answered?: Promise<void> };
     /** The layout document's `upgrade` record (kept across upgrades of the same stand-in). */
     progress?: { upgrade: MetaDoc['upgrade'] | null };
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
@@ -121,6 +121,7 @@ function database(
             if (filter.endpointId !== undefined) {
               held.push(filter.endpointId);
               options.statuses?.onHold?.(filter.endpointId);
+              await options.statuses?.answered;
               return { modifiedCount: 0 };
             }
             batches.push(`${filter._id?.$gt ?? '…'} < _id ≤ ${filter._id?.$lte}`);
@@ -332,5 +333,25 @@ describe('upgradeLayout', () => {
     const db = database([2], { deliveries: 15_000, onBatchUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a step that outlasts the lease (one endpoint’s hold over its backlog) keeps it: renewed every 30 s while it runs', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const { promise: answered, resolve: answer } = Promise.withResolvers<void>();
+      const db = database([2], { statuses: { endpoints: 1, inactive: () => true, answered } });
+      const upgrading = upgrade(db.conn);
+      await vi.waitFor(() => expect(db.held).toEqual(['ep_000001']));
+      const takes = () => db.writes.filter((w) => w === 'lease taken').length;
+      expect(takes()).toBe(1);
+      // Two minutes of the hold: the lease (120 s) renewed each quarter of it.
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(takes()).toBe(5);
+      answer();
+      await upgrading;
+      expect(db.writes.at(-1)).toBe('lease given up (0, by its holder: true)');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

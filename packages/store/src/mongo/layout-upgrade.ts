@@ -48,7 +48,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
   for (;;) {
     signal?.throwIfAborted();
     const q = MONTHS_PLANS.meta('schema');
-    const schema = await meta.findOne(q.filter, q.options);
+    const schema = await unlessAborted(meta.findOne(q.filter, q.options), signal);
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw newerLayout(where, schema.version);
@@ -64,30 +64,32 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
       };
       // A stop asked while the lease was taken: nothing begun under it.
       signal?.throwIfAborted();
-      // Read again under the lease: another process may have upgraded it, and given the lease up, since.
-      const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
-      if (current?.version === SCHEMA_VERSION) return;
-      if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
-      // Layout 1 kept no version: whether the single collections exist says if there is data to
-      // adopt. Without a version or them, the database is new: nothing to migrate (its single
-      // collections, whose old indexes a migration drops, do not exist: "ns not found").
-      const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
-      const fresh = current === null && single.length === 0;
-      if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
-      else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
-      const from = current?.version ?? 1;
-      // Layouts 1–2 only: layout 3 has these fields and indexes already.
-      if (!fresh && from < 3) {
-        const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
-        await migrateDocuments(conn.db, progress, renew, log, signal);
-      }
-      if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
-      await backfillDueQueue(conn, renew, signal);
-      // The version, and the record of the batches taken away in the same write.
-      const v = UPGRADE_PLANS.layout();
-      const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
-      await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
-      log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+      await renewedThroughout(renew, signal, async () => {
+        // Read again under the lease: another process may have upgraded it, and given the lease up, since.
+        const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
+        if (current?.version === SCHEMA_VERSION) return;
+        if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
+        // Layout 1 kept no version: whether the single collections exist says if there is data to
+        // adopt. Without a version or them, the database is new: nothing to migrate (its single
+        // collections, whose old indexes a migration drops, do not exist: "ns not found").
+        const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
+        const fresh = current === null && single.length === 0;
+        if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
+        else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+        const from = current?.version ?? 1;
+        // Layouts 1–2 only: layout 3 has these fields and indexes already.
+        if (!fresh && from < 3) {
+          const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
+          await migrateDocuments(conn.db, progress, renew, log, signal);
+        }
+        if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
+        await backfillDueQueue(conn, renew, signal);
+        // The version, and the record of the batches taken away in the same write.
+        const v = UPGRADE_PLANS.layout();
+        const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
+        await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
+        log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+      });
     });
     if (upgraded) return;
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
@@ -205,7 +207,7 @@ async function migrateDocuments(
       return alertNotices.updateMany(b.filter, [{ $set: { doneAt: { $toDate: '$createdAt' } } }], b.options);
     },
   });
-  await renumberAlertEvents(db);
+  await unlessAborted(renumberAlertEvents(db), signal);
   const replaced: [string, string[]][] = [
     [
       COLLECTIONS.deliveries,
@@ -224,7 +226,7 @@ async function migrateDocuments(
   ];
   for (const [collection, names] of replaced) {
     for (const old of names) {
-      await db
+      const dropped = db
         .collection(collection)
         .dropIndex(old)
         .catch((err: unknown) => {
@@ -232,11 +234,40 @@ async function migrateDocuments(
           const codeName = (err as { codeName?: unknown }).codeName;
           if (codeName !== 'IndexNotFound' && codeName !== 'NamespaceNotFound') throw err;
         });
+      await unlessAborted(dropped, signal);
     }
   }
 }
 
 const ID_ONLY = { _id: 1 } as const;
+
+/**
+ * Runs `work` (everything under the lease) with the lease renewed every LEASE_MS / 4 besides its
+ * own renewals between batches: one step may outlast the lease (an index build on 10⁸ documents,
+ * one endpoint's hold over its backlog), and a waiting process would take it over and repeat the
+ * step beside it. A renewal that found the lease another's fails the upgrade once `work` ends (or
+ * at its next renewal between batches); one an election left unanswered does not (the next may
+ * hold it). One renewal at a time: a slow one (a majority slow to confirm) is not overtaken.
+ */
+async function renewedThroughout(renew: () => Promise<void>, signal: AbortSignal | undefined, work: () => Promise<void>): Promise<void> {
+  let lost: unknown;
+  let renewal: Promise<void> | undefined;
+  const renewing = setInterval(() => {
+    renewal ??= renew()
+      .catch((err: unknown) => {
+        if (!isFailoverError(err) && !signal?.aborted) lost ??= err;
+      })
+      .finally(() => (renewal = undefined));
+  }, LEASE_MS / 4);
+  try {
+    await work();
+  } finally {
+    clearInterval(renewing);
+    // Not after a stop: the release waits (RELEASE_WAIT_MS at most) for a renewal still on its way.
+    if (!signal?.aborted) await renewal;
+  }
+  if (lost !== undefined) throw lost;
+}
 
 /** How long the upgrade asks again for a write a majority did not confirm (UPGRADED_BY_MAJORITY's 30 s each) before it fails. */
 export const UNCONFIRMED_WRITES_MS = 5 * 60_000;
@@ -366,48 +397,35 @@ async function adoptSingleCollections(
 ): Promise<void> {
   const list = MONTHS_PLANS.list(MONTHS_DOC);
   // The month a run that crashed after choosing it chose (a second run must not move it on).
-  const month = (await conn.meta.findOne(list.filter, list.options))?.legacyMonth ?? monthOf(now);
-  await conn.meta.updateOne(list.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...list.options, upsert: true });
+  const month = (await unlessAborted(conn.meta.findOne(list.filter, list.options), signal))?.legacyMonth ?? monthOf(now);
+  const chosen = UPGRADE_PLANS.legacyMonth();
+  await confirmed(
+    'the legacy month',
+    () => conn.meta.updateOne(chosen.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...chosen.options, upsert: true }),
+    { log, signal, renew },
+  );
   conn.forgetMonths();
   // From here the legacy month's bucket is the single collections (connection.ts).
   await conn.readLegacyMonth();
-  // An index build on 10⁸ documents outlasts the lease: it is renewed while the builds run. A
-  // renewal that found the lease another's fails the upgrade once the builds end; one that an
-  // election left unanswered does not (the next may hold it): the renewal after them decides.
-  // One renewal at a time: a slow one (a majority slow to confirm, asked again) is not overtaken,
-  // so the one awaited below is the last, and what it found is read after it.
-  let lost: unknown;
-  let renewal: Promise<void> | undefined;
-  const renewing = setInterval(() => {
-    renewal ??= renew()
-      .catch((err: unknown) => {
-        if (!isFailoverError(err)) lost ??= err;
-      })
-      .finally(() => (renewal = undefined));
-  }, LEASE_MS / 4);
   // Asked while the legacy month was written: no builds begun that nobody waits for.
   signal?.throwIfAborted();
-  try {
-    // A stop does not wait for the builds (hours on 10⁸ documents): the server goes on with
-    // them (a client that goes does not end a build), and the next upgrade's createIndexes of
-    // the same definitions waits for them there, or builds again one that was ended.
-    await unlessAborted(ensureBucketIndexes(conn.bucket(month)), signal);
-  } finally {
-    clearInterval(renewing);
-    // Not after a stop: the release waits (RELEASE_WAIT_MS at most) for a renewal still on its way.
-    if (!signal?.aborted) await renewal;
-  }
-  signal?.throwIfAborted();
-  if (lost !== undefined) throw lost;
+  // A stop does not wait for the builds (hours on 10⁸ documents, the lease renewed meanwhile:
+  // renewedThroughout): the server goes on with them (a client that goes does not end a build),
+  // and the next upgrade's createIndexes of the same definitions waits for them there, or builds
+  // again one that was ended.
+  await unlessAborted(ensureBucketIndexes(conn.bucket(month)), signal);
   await renew();
-  await conn.db
-    .collection(COLLECTIONS.messages)
-    .dropIndex('messages_created_at')
-    .catch((err: unknown) => {
-      if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
-    });
+  await unlessAborted(
+    conn.db
+      .collection(COLLECTIONS.messages)
+      .dropIndex('messages_created_at')
+      .catch((err: unknown) => {
+        if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+      }),
+    signal,
+  );
   // Once, a scan of one document per endpoint.
-  await conn.db.collection(COLLECTIONS.dueEndpoints).deleteMany({ month: { $exists: false } });
+  await unlessAborted(conn.db.collection(COLLECTIONS.dueEndpoints).deleteMany({ month: { $exists: false } }), signal);
   log(`MongoDB layout upgrade: messages, bodies, deliveries and attempts kept in place as the bucket of ${month} and the months before it`);
 }
 

@@ -92,26 +92,29 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
   try {
     const dbName = options.dbName ?? dbNameIn(options.url) ?? MONGO_DEFAULT_DB_NAME;
     const db = client.db(dbName);
-    await requireTransactions(db, where);
+    // Each wait hears a stop (during an election one may wait 30 s for a server, past a stop's 20 s).
+    const heard = <T>(work: Promise<T>) => unlessAborted(work, options.signal);
+    await heard(requireTransactions(db, where));
     // Index builds a release adds (hours on a large collection) are not waited for by a stop: the
     // server goes on with them, and the next start's identical createIndexes waits for them there.
-    await unlessAborted(ensureIndexes(db), options.signal);
+    await heard(ensureIndexes(db));
     const conn = new MongoConnection(client, db);
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     await upgradeLayout(conn, where, log, options.signal);
     // What the rechecks after a resume are reckoned with (held-recheck.ts).
-    await warnLongTransactions(conn, log);
+    await heard(warnLongTransactions(conn, log));
     // The bucket of the collections layouts before 4 kept (layout-upgrade.ts), if any.
-    await conn.readLegacyMonth();
+    await heard(conn.readLegacyMonth());
     // This month's and next month's collections, before anything is written to them.
-    await ensureMonths(conn, Date.now());
+    await heard(ensureMonths(conn, Date.now()));
     // The months made before this release get its monthly indexes too (an index it adds).
-    await unlessAborted(ensureListedMonthIndexes(conn), options.signal);
+    await heard(ensureListedMonthIndexes(conn));
     const onCommand = options.onCommand;
     if (onCommand !== undefined) client.on('commandStarted', (e) => onCommand(e.command, e.commandName));
     return mongoStoreOn(conn, dbName);
   } catch (err) {
-    await client.close();
+    // Its own failure, or the stop's reason, is what the caller hears, not a close that failed.
+    await client.close().catch(() => {});
     throw err;
   }
 }

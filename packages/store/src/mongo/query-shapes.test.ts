@@ -133,6 +133,7 @@ describe('MongoDB query shapes', () => {
       'upgrade.holdOpenOfEndpoint': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.lanesBatch': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.layout': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.legacyMonth': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.noticesBatch': { w: 'majority', wtimeoutMS: 30_000 },
     });
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });

@@ -1,5 +1,5 @@
 import type { Document, WriteConcernSettings } from 'mongodb';
-import { COLLECTIONS } from '../connection.ts';
+import { COLLECTIONS, MONTHS_DOC } from '../connection.ts';
 import { OPEN } from '../indexes.ts';
 import { definePlans, planSpec } from './plan.ts';
 
@@ -93,6 +93,16 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
   lanesBatch: lanes.batch,
   noticeIds: notices.ids,
   noticesBatch: notices.batch,
+  /** The month whose bucket the single collections of layouts before 4 become, chosen once (a majority's: a rollback would let the next run choose another). */
+  legacyMonth: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    writeConcern: UPGRADED_BY_MAJORITY,
+    build: () => ({ filter: { _id: MONTHS_DOC } }),
+    example: [],
+  }),
   /**
    * The layout's document, as the upgrade writes it: the record of its batches, then the version
    * with that record taken away in the same write (a crash between them leaves neither half).
