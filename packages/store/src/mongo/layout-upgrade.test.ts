@@ -108,8 +108,17 @@ function database(
         return {
           ...none,
           ...walk('dl_', options.deliveries ?? 0),
-          updateMany: async (filter: { endpointId?: string; _id?: { $gt?: string; $lte: string } }, _update: unknown, o?: { writeConcern?: unknown }) => {
+          updateMany: async (
+            filter: { endpointId?: string; status?: unknown; held?: unknown; _id?: { $gt?: string; $lte: string } },
+            _update: unknown,
+            o?: { writeConcern?: unknown; hint?: unknown },
+          ) => {
             byMajority(o);
+            // Open deliveries alone (the batch's step, the hold's), a hold by its endpoint's index and only where `held` is missing.
+            if (JSON.stringify(filter.status) !== '{"$in":["pending","retrying"]}') throw new Error(`not the open deliveries: ${JSON.stringify(filter)}`);
+            const holdShape =
+              JSON.stringify(o?.hint) === '{"orgId":1,"env":1,"endpointId":1,"status":1}' && JSON.stringify(filter.held) === '{"$exists":false}';
+            if (filter.endpointId !== undefined && !holdShape) throw new Error(`not a hold of the deliveries without held: ${JSON.stringify({ filter, o })}`);
             if (filter.endpointId === undefined && options.onBatchUnanswered !== undefined) {
               options.onBatchUnanswered();
               return new Promise<never>(() => {});
