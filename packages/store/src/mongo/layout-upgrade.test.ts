@@ -1,7 +1,7 @@
 // The layout upgrade's lease and version checks, without a server: a connection that answers
 // the layout's document from a script and records the writes (a layout-3 database with no
 // months, so the upgrade itself writes only the version).
-import { MongoWriteConcernError } from 'mongodb';
+import { MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import type { MetaDoc } from './documents.ts';
@@ -25,6 +25,8 @@ function database(
     statuses?: { endpoints: number; inactive: (n: number) => boolean; onHold?: (id: string) => void; answered?: Promise<void> };
     /** The layout document's `upgrade` record (kept across upgrades of the same stand-in). */
     progress?: { upgrade: MetaDoc['upgrade'] | null };
+    /** Another process writes the version after this one's `n`th record of a batch (its lease ran out meanwhile). */
+    upgradedAfterRecords?: number;
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
     onProgressUnanswered?: () => void;
     /** The deliveries' batch updates: the first `unconfirmed` not confirmed by a majority in time; told as one never answers. */
@@ -43,6 +45,7 @@ function database(
     if (JSON.stringify(o?.writeConcern) !== '{"w":"majority","wtimeoutMS":30000}') throw new Error(`not a majority's write: ${JSON.stringify(o)}`);
   };
   let unconfirmed = options.unconfirmed ?? 0;
+  let records = 0;
   /** The upgrade's walks go by _id, as their plans say (the hint and the order), or the stand-in refuses them. */
   const byId = (o: { hint?: unknown; sort?: unknown }) => {
     if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
@@ -80,7 +83,7 @@ function database(
         return { _id: 'schema', version, ...(progress.upgrade === null ? {} : { upgrade: progress.upgrade }) };
       },
       updateOne: async (
-        _filter: { _id: string },
+        filter: { _id: string },
         update: { $max?: { version: number }; $set?: { legacyMonth?: string; upgrade?: MetaDoc['upgrade'] }; $unset?: { upgrade?: '' } },
         o?: { writeConcern?: unknown },
       ) => {
@@ -88,6 +91,11 @@ function database(
         if (update.$set?.upgrade !== undefined && options.onProgressUnanswered !== undefined) {
           options.onProgressUnanswered();
           return new Promise<never>(() => {});
+        }
+        const belowVersion = JSON.stringify(filter) === `{"_id":"schema","version":{"$not":{"$gte":${SCHEMA_VERSION}}}}`;
+        if (update.$set?.upgrade !== undefined && belowVersion && records++ >= (options.upgradedAfterRecords ?? Number.POSITIVE_INFINITY)) {
+          // The record's filter (the layout below the version) matches nothing: its upsert meets the document's _id.
+          throw new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: wirehook.meta index: _id_ dup key: { _id: "schema" }' });
         }
         if (update.$set?.upgrade !== undefined) return void (progress.upgrade = update.$set.upgrade);
         if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
@@ -362,5 +370,16 @@ describe('upgradeLayout', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a process whose lease ran out while another finished the upgrade stops at its next record, reads the version, writes nothing more', async () => {
+    const log: string[] = [];
+    // 35,000 deliveries; the version written by another after this one's first record.
+    const db = database([2, 2, SCHEMA_VERSION], { deliveries: 35_000, upgradedAfterRecords: 1 });
+    await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
+    expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
+    expect(db.writes.at(-1)).toBe('lease given up (0, by its holder: true)');
+    expect(log.join('\n')).toContain('another process upgraded the layout meanwhile');
   });
 });

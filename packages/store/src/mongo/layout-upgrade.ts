@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFailoverError } from './errors.ts';
+import { isDuplicateKey, isFailoverError } from './errors.ts';
 import type { Db, Document, UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
@@ -55,42 +55,50 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
     }
     // Given up when the upgrade ends or fails (this start then fails with the error): another
     // need not wait for the lease to run out.
-    const upgraded = await lease.runIfTaken(async (renewLease) => {
-      // Every step renews between its batches: where a stop asked meanwhile ends it.
-      const renew = async () => {
+    const upgraded = await lease
+      .runIfTaken(async (renewLease) => {
+        // Every step renews between its batches: where a stop asked meanwhile ends it.
+        const renew = async () => {
+          signal?.throwIfAborted();
+          // A renewal asked again through an election (RENEW_TRIES) would outlast a stop's deadline: the stop ends the wait.
+          await unlessAborted(renewLease(), signal);
+        };
+        // A stop asked while the lease was taken: nothing begun under it.
         signal?.throwIfAborted();
-        // A renewal asked again through an election (RENEW_TRIES) would outlast a stop's deadline: the stop ends the wait.
-        await unlessAborted(renewLease(), signal);
-      };
-      // A stop asked while the lease was taken: nothing begun under it.
-      signal?.throwIfAborted();
-      await renewedThroughout(renew, signal, async () => {
-        // Read again under the lease: another process may have upgraded it, and given the lease up, since.
-        const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
-        if (current?.version === SCHEMA_VERSION) return;
-        if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
-        // Layout 1 kept no version: whether the single collections exist says if there is data to
-        // adopt. Without a version or them, the database is new: nothing to migrate (its single
-        // collections, whose old indexes a migration drops, do not exist: "ns not found").
-        const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
-        const fresh = current === null && single.length === 0;
-        if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
-        else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
-        const from = current?.version ?? 1;
-        // Layouts 1–2 only: layout 3 has these fields and indexes already.
-        if (!fresh && from < 3) {
-          const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
-          await migrateDocuments(conn.db, progress, renew, log, signal);
-        }
-        if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
-        await backfillDueQueue(conn, renew, signal);
-        // The version, and the record of the batches taken away in the same write.
-        const v = UPGRADE_PLANS.layout();
-        const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
-        await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
-        log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+        await renewedThroughout(renew, signal, async () => {
+          // Read again under the lease: another process may have upgraded it, and given the lease up, since.
+          const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
+          if (current?.version === SCHEMA_VERSION) return;
+          if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
+          // Layout 1 kept no version: whether the single collections exist says if there is data to
+          // adopt. Without a version or them, the database is new: nothing to migrate (its single
+          // collections, whose old indexes a migration drops, do not exist: "ns not found").
+          const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
+          const fresh = current === null && single.length === 0;
+          if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
+          else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
+          const from = current?.version ?? 1;
+          // Layouts 1–2 only: layout 3 has these fields and indexes already.
+          if (!fresh && from < 3) {
+            const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
+            await migrateDocuments(conn.db, progress, renew, log, signal);
+          }
+          if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
+          await backfillDueQueue(conn, renew, signal);
+          // The version, and the record of the batches taken away in the same write.
+          const v = UPGRADE_PLANS.layout();
+          const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
+          await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
+          log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
+        });
+      })
+      .catch((err: unknown) => {
+        // Its lease had run out (a stall) and another finished the upgrade: read the version again.
+        if (!(err instanceof UpgradedMeanwhile)) throw err;
+        log(`MongoDB at ${where}: ${err.message}`);
+        return 'meanwhile' as const;
       });
-    });
+    if (upgraded === 'meanwhile') continue;
     if (upgraded) return;
     if (Date.now() - started > WAIT_MS) throw new Error(`MongoDB at ${where}: another process's layout upgrade has not ended in ${WAIT_MS / 3_600_000} hours`);
     // Aborted, the wait rejects with the stop's own reason (timers' AbortError only wraps it),
@@ -369,13 +377,24 @@ export class UpgradeProgress {
     return this.#after.get(step) ?? null;
   }
 
+  /** @throws UpgradedMeanwhile once another process has written SCHEMA_VERSION (this one's lease ran out). */
   async save(step: string, after: string): Promise<void> {
     this.#after.set(step, after);
-    const q = UPGRADE_PLANS.layout();
+    const q = UPGRADE_PLANS.record(SCHEMA_VERSION);
     // Another upgrade's record (other layouts) is replaced whole, not merged.
     const upgrade = { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) };
-    await confirmed('the record of its batches', () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#asking);
+    try {
+      await confirmed('the record of its batches', () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#asking);
+    } catch (err) {
+      if (isDuplicateKey(err, '_id_')) throw new UpgradedMeanwhile();
+      throw err;
+    }
   }
+}
+
+/** Another process upgraded the layout while this one's lease had run out (a stall): this one stops, and reads the version. */
+class UpgradedMeanwhile extends Error {
+  override message = 'another process upgraded the layout meanwhile';
 }
 
 /**

@@ -134,6 +134,7 @@ describe('MongoDB query shapes', () => {
       'upgrade.lanesBatch': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.layout': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.legacyMonth': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.record': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.noticesBatch': { w: 'majority', wtimeoutMS: 30_000 },
     });
     expect(DELIVERIES_PLANS.claim('dlv_1', 1).options.writeConcern).toEqual({ w: 'majority', wtimeoutMS: 5_000 });

@@ -104,6 +104,21 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     example: [],
   }),
   /**
+   * The record of the upgrade's batches, written while the layout is still below `version`: once
+   * another process has written that version, this upsert's filter matches nothing and its insert
+   * meets the document's _id (E11000) — a process that stalled past its lease stops there.
+   */
+  record: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { version: 'the layout not yet upgraded: a condition on the one document _id found' },
+    writeConcern: UPGRADED_BY_MAJORITY,
+    build: (version: number) => ({ filter: { _id: 'schema', version: { $not: { $gte: version } } } }),
+    example: [4],
+  }),
+  /**
    * The layout's document, as the upgrade writes it: the record of its batches, then the version
    * with that record taken away in the same write (a crash between them leaves neither half).
    */
