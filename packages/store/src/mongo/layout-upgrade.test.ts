@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import type { MetaDoc } from './documents.ts';
 import { SCHEMA_VERSION, UPGRADE_ASK_AGAIN_MS, upgradeLayout } from './layout-upgrade.ts';
+import { RELEASE_WAIT_MS } from './upgrade-lease.ts';
 
 function database(
   versions: (number | null)[],
@@ -27,6 +28,8 @@ function database(
     progress?: { upgrade: MetaDoc['upgrade'] | null };
     /** Another process writes the version after this one's `n`th record of a batch (its lease ran out meanwhile). */
     upgradedAfterRecords?: number;
+    /** The lease's take never answered (a primary being elected: the driver looks for one for 30 s); told as it is sent. */
+    onTakeUnanswered?: () => void;
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
     onProgressUnanswered?: () => void;
     /** The deliveries' batch updates: the first `unconfirmed` not confirmed by a majority in time; told as one never answers. */
@@ -174,6 +177,11 @@ function database(
       // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
       // Taken: the pipeline's holder when its rule holds (`$cond: [rule, { $literal: holder }, '$holder']`).
       findOneAndUpdate: async (_filter: unknown, update: [{ $set: { holder: { $cond: [unknown, { $literal: string }, string] } } }]) => {
+        if (options.onTakeUnanswered) {
+          writes.push('lease asked');
+          options.onTakeUnanswered();
+          return new Promise<never>(() => {});
+        }
         if (options.heldByAnother) {
           writes.push('lease refused');
           options.heldByAnother();
@@ -267,6 +275,18 @@ describe('upgradeLayout', () => {
     // Given up (by its holder only) in case a take of unknown outcome had stood: the other's lease is untouched.
     expect(db.writes).toEqual(['lease refused', 'lease given up (0, by its holder: true)']);
   });
+
+  it(
+    `a stop asked while the lease's take waits for a primary ends the start after ${RELEASE_WAIT_MS / 1000} s at most, nothing begun`,
+    async () => {
+      const stop = new AbortController();
+      const db = database([3], { onIndexBuild: () => {}, onTakeUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
+      // Not the driver's 30 s, past a stop's 20 s deadline: the release waits RELEASE_WAIT_MS for the take's answer, then leaves the lease to run out.
+      await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+      expect(db.writes).toEqual(['lease asked']);
+    },
+    3 * RELEASE_WAIT_MS,
+  );
 
   it('a stop asked before the start: nothing read under a lease, nothing taken', async () => {
     const stop = new AbortController();

@@ -91,7 +91,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           await confirmed('the version', () => meta.updateOne(v.filter, version, { ...v.options, upsert: true }), { log, signal, renew });
           log(`MongoDB at ${where}: layout ${SCHEMA_VERSION} in place`);
         });
-      })
+      }, signal)
       .catch((err: unknown) => {
         // Its lease had run out (a stall) and another finished the upgrade: read the version again.
         if (!(err instanceof UpgradedMeanwhile)) throw err;

@@ -151,6 +151,33 @@ describe('UpgradeLease', () => {
     expect(failed.calls.at(-1)).toBe('release schema-upgrade h1');
   });
 
+  it('a stop while the take waits for its answer (a primary being elected) ends the wait, and gives up what the take won once it answers', async () => {
+    let answer = (_held: boolean) => {};
+    const s = scripted([new Promise<boolean>((resolve) => (answer = resolve))]);
+    const stop = new AbortController();
+    let ran = false;
+    const running = s.lease.runIfTaken(async () => void (ran = true), stop.signal);
+    await Promise.resolve();
+    stop.abort(new Error('SIGTERM'));
+    await new Promise((resolve) => setImmediate(resolve)); // the release under way
+    expect(s.calls).toEqual(['take schema-upgrade h1 120000']); // it waits for the take's answer
+    answer(true);
+    await expect(running).rejects.toThrow('SIGTERM');
+    expect(ran).toBe(false);
+    expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'answered true', 'release schema-upgrade h1']);
+    await expect(s.lease.renew()).rejects.toThrow('given its lease up'); // that take's answer did not take it back
+  });
+
+  it('nor does the stop wait for a take that never answers: the lease is left to run out', async () => {
+    const s = scripted([new Promise<boolean>(() => {})]);
+    const stop = new AbortController();
+    const running = s.lease.runIfTaken(async () => {}, stop.signal);
+    stop.abort(new Error('SIGTERM'));
+    await expect(running).rejects.toThrow('SIGTERM');
+    expect(s.calls).toEqual(['take schema-upgrade h1 120000']);
+    expect(s.log.join('\n')).toContain('could not be given up (no answer in 0.05 s); it runs out in 120 s');
+  });
+
   it('a release that fails is logged, not thrown: the lease then runs out', async () => {
     const s = scripted([true], [new Error('connection closed')]);
     expect(await s.lease.runIfTaken(async () => {})).toBe(true);

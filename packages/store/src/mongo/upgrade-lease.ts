@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { within } from '@wirehook/core';
+import { unlessAborted, within } from '@wirehook/core';
 import type { JobLeaseRepo } from '../ports/job-lease-port.ts';
 import { isFailoverError } from './errors.ts';
 
@@ -45,8 +45,8 @@ export class UpgradeLease {
   #unknownSince: number | undefined;
   /** Given up (release), and not taken since: a renewal still asking again must not take it back. */
   #released = false;
-  /** A renewal's take on its way to the server: the release waits for it, or that take would stand after it. */
-  #renewing: Promise<boolean> | undefined;
+  /** A take or a renewal on its way to the server: the release waits for it, or that take would stand after it. */
+  #taking: Promise<boolean> | undefined;
 
   constructor(jobs: JobLeaseRepo, options: UpgradeLeaseOptions) {
     this.#jobs = jobs;
@@ -55,10 +55,21 @@ export class UpgradeLease {
 
   /**
    * Runs `work` under the lease when this holder takes it, then gives the lease up, whether
-   * `work` succeeded or threw (its error is thrown after). @returns whether it ran.
+   * `work` succeeded or threw (its error is thrown after). `signal` (a stop) ends the wait for the
+   * take — during an election the driver looks for a primary for up to 30 s, past a stop's
+   * deadline — and gives up what that take may have won. @returns whether it ran.
+   * @throws `signal`'s reason when it was aborted before the lease was taken.
    */
-  async runIfTaken(work: (renew: () => Promise<void>) => Promise<void>): Promise<boolean> {
-    if (!(await this.take())) return false;
+  async runIfTaken(work: (renew: () => Promise<void>) => Promise<void>, signal?: AbortSignal): Promise<boolean> {
+    let taken: boolean;
+    try {
+      taken = await unlessAborted(this.take(), signal);
+    } catch (err) {
+      // The take may yet stand: released (after its answer, RELEASE_WAIT_MS at most), not left to hold the others off.
+      if (signal?.aborted) await this.release();
+      throw err;
+    }
+    if (!taken) return false;
     try {
       await work(() => this.renew());
     } finally {
@@ -74,7 +85,8 @@ export class UpgradeLease {
   async take(): Promise<boolean> {
     const now = this.#now();
     try {
-      const held = await this.#takeAt(now);
+      this.#taking = this.#takeAt(now);
+      const held = await this.#taking;
       this.#unknownSince = undefined;
       if (held) this.#released = false;
       return held;
@@ -101,8 +113,8 @@ export class UpgradeLease {
       if (this.#released) throw new Error('the layout upgrade has given its lease up');
       let held: boolean;
       try {
-        this.#renewing = this.#takeAt(this.#now());
-        held = await this.#renewing;
+        this.#taking = this.#takeAt(this.#now());
+        held = await this.#taking;
       } catch (err) {
         if (!isFailoverError(err) || tries >= RENEW_TRIES) throw err;
         this.#o.log(`MongoDB layout upgrade: a renewal of its lease was not confirmed (${(err as Error).message}); try ${tries + 1} of ${RENEW_TRIES}`);
@@ -122,9 +134,11 @@ export class UpgradeLease {
     this.#released = true;
     const waitMs = this.#o.releaseWaitMs ?? RELEASE_WAIT_MS;
     const giveUp = async () => {
-      // A renewal sent before this (the index builds' timer) would otherwise take the lease back
-      // after the release below, and hold the others off until it ran out.
-      await this.#renewing?.catch(() => false);
+      // A take or a renewal sent before this (a stop during the take, the index builds' timer)
+      // would otherwise take the lease back after the release below, and hold the others off until it ran out.
+      await this.#taking?.catch(() => false);
+      // Given up still, whatever that take's answer said.
+      this.#released = true;
       await this.#jobs.release(this.#o.name, this.#o.holder);
     };
     try {
