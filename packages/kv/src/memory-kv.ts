@@ -196,6 +196,8 @@ export class MemoryKv implements Kv {
   #admit(key: string, member: string, limit: number, windowMs: number, now: number): number {
     // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
     const log = this.#prunedLog(key, now - 2 * windowMs);
+    // As RedisKv's script: entries stamped over a window ahead (before a clock stepped back) count as made now.
+    if (log.last > now + windowMs) madeNow(log, now + windowMs, now);
     // Fewer entries than the limit are under it whatever their times: no count (the common case,
     // a flight with no adaptive limit in force, whose limit is unbounded). Per send, a count of
     // every send in flight had been a copy and a filter of the whole log (issue 46).
@@ -253,6 +255,22 @@ interface SlidingLog {
   last: number;
   /** Whether the entries' times grow in insertion order (the prune may stop at the first one kept). */
   ordered: boolean;
+}
+
+/**
+ * Stamps `now` on the entries of `log` after `beyond`: made before the clock stepped back, they
+ * would have held the window for the length of the step. Their places in the log stay, so it is
+ * out of order (the next prunes read it whole until it is in order again).
+ */
+function madeNow(log: SlidingLog, beyond: number, now: number): void {
+  let last = Number.NEGATIVE_INFINITY;
+  for (const [member, at] of log.entries) {
+    const stamped = at > beyond ? now : at;
+    if (stamped !== at) log.entries.set(member, stamped);
+    last = Math.max(last, stamped);
+  }
+  log.last = last;
+  log.ordered = false;
 }
 
 /** How many of `log`'s entries are after `after`, and the oldest of them (Infinity: none). */

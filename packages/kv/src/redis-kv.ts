@@ -63,13 +63,19 @@ return 1
 // once cannot both take the last place. Entries are pruned a whole window late: a call stamped
 // earlier that arrives after one stamped later still counts what lies in its own window (
 // pruning at the caller's own window let 11 into a second of the attempts' times).
+// An entry stamped over a window after the call's \`now\` was stamped before a clock stepped back
+// (NTP, a VM resumed): it counts as made at \`now\` — the window held one window longer at most,
+// not for the length of the step (an hour's step had refused every admit for the hour). Within a
+// window ahead it keeps its time (another dispatcher's, stamped a moment later).
 // Both log scripts share this admit (KEYS[1] the log; ARGV member, limit or default, window,
-// now): they set `limit` before it and answer `wait` after it.
+// now): they set \`limit\` before it and answer \`wait\` after it.
 const ADMIT_LUA = `
 local now = tonumber(ARGV[4])
 local window = tonumber(ARGV[3])
 local wait = 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * window)
+local ahead = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now + window), '+inf')
+for i = 1, #ahead do redis.call('ZADD', KEYS[1], now, ahead[i]) end
 if redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf') < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[1])
   redis.call('PEXPIRE', KEYS[1], 2 * window)

@@ -270,6 +270,20 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         expect(await kv.logAdmit(key('log'), 'early', 2, window, t0 + window - 5)).toBeGreaterThan(0);
       });
 
+      it('an entry stamped over a window ahead (made before the clock stepped back) counts as made now: held one window, not the step', async () => {
+        // Limit 2, filled at 10 windows ahead of t0; then the clock has stepped back to t0.
+        const ahead = t0 + 10 * window;
+        await kv.logAdmit(key('log'), 'a', 2, window, ahead);
+        await kv.logAdmit(key('log'), 'b', 2, window, ahead + 1);
+        // Both count as made at t0: full, the wait one window — not the 10 windows and more until their own times.
+        expect(await kv.logAdmit(key('log'), 'c', 2, window, t0)).toBe(window);
+        expect(await kv.logAdmit(key('log'), 'c', 2, window, t0 + window - 1)).toBe(1);
+        expect(await kv.logAdmit(key('log'), 'c', 2, window, t0 + window)).toBe(0);
+        // One a window ahead or less keeps its time (a dispatcher's stamped a moment later): it holds its own window.
+        await kv.logAdmit(key('other'), 'x', 1, window, t0 + window);
+        expect(await kv.logAdmit(key('other'), 'y', 1, window, t0)).toBe(2 * window);
+      });
+
       it('logRemove frees a place at once; a missing member is no error', async () => {
         await kv.logAdmit(key('log'), 'a', 1, window, t0);
         await kv.logRemove(key('log'), 'a');

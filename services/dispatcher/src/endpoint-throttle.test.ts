@@ -214,3 +214,25 @@ describe('EndpointThrottle: one Kv round trip to take a place in flight', () => 
     },
   );
 });
+
+describe('a clock stepping back', () => {
+  const limited = { id: 'ep_rate', heldUntil: null, rateLimit: 2 } as unknown as Endpoint;
+  const rated = (n: number) => ({ endpoint: limited, delivery: { id: `dlv_r${n}` }, leaseToken: 1 }) as unknown as DeliveryJob;
+
+  it('an hour back, a delivery the rate limit refuses comes back within the window and the spacing, not after the hour', async () => {
+    const T = clock.now();
+    // Its rate, 2 a second, used at T; a third put off (the spacing's first place, T + 1 s).
+    for (const n of [1, 2]) {
+      const admitted = await b.admit(rated(n), T);
+      if (!admitted.ok) throw new Error('within the rate: let in');
+      await b.ended(admitted, limited, answer(200));
+    }
+    expect(await b.admit(rated(3), T)).toEqual({ ok: false, until: T + 1_000, reason: 'rate' });
+    clock.set(T - 3_600_000);
+    // The two sends at T count as made now (one window, 1 s), and the spacing moves back with the clock: its next place, 1.5 s.
+    expect(await b.admit(rated(4), clock.now())).toEqual({ ok: false, until: clock.now() + 1_500, reason: 'rate' });
+    // Once that window has passed, sent.
+    clock.advance(1_000);
+    expect((await b.admit(rated(5), clock.now())).ok).toBe(true);
+  });
+});

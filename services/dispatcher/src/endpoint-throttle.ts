@@ -96,7 +96,7 @@ export class EndpointThrottle {
    * Per rate-limited endpoint, the next free place of the spacing its put-off deliveries return
    * at, and the limit that spaced them: another limit starts a new spacing.
    */
-  readonly #nextSlot = new Map<string, { limit: number; at: number }>();
+  readonly #nextSlot = new Map<string, { limit: number; at: number; setAt: number }>();
 
   constructor(deps: EndpointThrottleDeps) {
     this.#deps = deps;
@@ -266,9 +266,12 @@ export class EndpointThrottle {
   #spread(endpointId: string, limit: number, now: number, earliest: number): number {
     const slot = this.#nextSlot.get(endpointId);
     // A spacing of an older limit is not this one's: PATCH made what it put off due again.
-    const last = slot?.limit === limit ? slot.at : undefined;
+    let last = slot?.limit === limit ? slot.at : undefined;
+    // Set before the clock stepped back over a window: the spacing moves back with it (left where
+    // it was, every delivery the limit refused would wait out the step, an hour's for an hour).
+    if (slot !== undefined && last !== undefined && now < slot.setAt - WINDOW_MS) last -= slot.setAt - now;
     const until = last === undefined || last < now ? earliest : Math.max(earliest, last);
-    this.#nextSlot.set(endpointId, { limit, at: until + WINDOW_MS / limit });
+    this.#nextSlot.set(endpointId, { limit, at: until + WINDOW_MS / limit, setAt: now });
     return Math.ceil(until);
   }
 
