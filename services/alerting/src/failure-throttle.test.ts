@@ -37,6 +37,30 @@ describe('onFailure', () => {
     expect(onFailure(flushed.state, ep('c'), T0 + HOUR + 1).notifyNow).toEqual([]);
   });
 
+  it('after the clock steps back a day, the hour and the notice it opened count from the step: the next endpoint is told an hour later, not a day', () => {
+    const DAY = 24 * HOUR;
+    // a told at T0 + 1 day by a clock a day fast; corrected, b fails at T0 + 1 min.
+    let { state } = onFailure(emptyState(), ep('a'), T0 + DAY);
+    const waiting = onFailure(state, ep('b'), T0 + 60_000);
+    expect(waiting.notifyNow).toEqual([]); // the hour opened "now", as far as this clock knows
+    state = waiting.state;
+    expect(flush(state, T0 + 60_000 + HOUR - 1).notices).toEqual([]);
+    const flushed = flush(state, T0 + 60_000 + HOUR);
+    expect(flushed.notices.map((n) => n.map((e) => e.endpointId))).toEqual([['b']]);
+    // a's notice counts as made at the step too: a failure of a's an hour after it is told (in the next hour's combined notice).
+    const again = onFailure(flushed.state, ep('a', 'live', T0 + 2 * HOUR), T0 + 60_000 + HOUR + 1);
+    expect(again.notifyNow).toEqual([]);
+    expect(flush(again.state, T0 + 60_000 + 2 * HOUR).notices.map((n) => n.map((e) => e.endpointId))).toEqual([['a']]);
+  });
+
+  it('a clock a day back with no other endpoint: the same endpoint is told again an hour after the step, not a day and an hour', () => {
+    const DAY = 24 * HOUR;
+    const { state } = onFailure(emptyState(), ep('a'), T0 + DAY);
+    const throttled = onFailure(state, ep('a', 'live', T0 + 1), T0);
+    expect(throttled.notifyNow).toEqual([]);
+    expect(onFailure(throttled.state, ep('a', 'live', T0 + 1), T0 + HOUR).notifyNow.map((e) => e.endpointId)).toEqual(['a']);
+  });
+
   it('nothing deliverable: nothing sent and nothing recorded (no hour, no notice time, no streak)', () => {
     const step = onFailure(emptyState(), ep('a'), T0, false);
     expect(step).toEqual({ state: emptyState(), notifyNow: [] });

@@ -20,8 +20,9 @@ const NO_WINDOW: AlertWindow = { windowStart: null, pending: [] };
  * target is added is told at once.
  * @returns the new state, and the endpoints to notify now (empty: throttled, waiting or nobody to tell).
  */
-export function onFailure(state: AlertState, endpoint: NoticeEndpoint, now: number, deliverable = true): { state: AlertState; notifyNow: NoticeEndpoint[] } {
-  if (!deliverable) return { state, notifyNow: [] };
+export function onFailure(given: AlertState, endpoint: NoticeEndpoint, now: number, deliverable = true): { state: AlertState; notifyNow: NoticeEndpoint[] } {
+  if (!deliverable) return { state: given, notifyNow: [] };
+  const state = asOf(given, now);
   const last = state.lastNoticeAt[endpoint.endpointId];
   if (last !== undefined && now - last < HOUR_MS) return { state: markStreak(state, endpoint), notifyNow: [] };
   const window = state.windows[endpoint.env] ?? NO_WINDOW;
@@ -47,9 +48,9 @@ export function flush(
   now: number,
   deliverable: (env: Environment) => boolean = () => true,
 ): { state: AlertState; notices: NoticeEndpoint[][] } {
-  let next = state;
+  let next = asOf(state, now);
   const notices: NoticeEndpoint[][] = [];
-  for (const [env, window] of Object.entries(state.windows) as [Environment, AlertWindow][]) {
+  for (const [env, window] of Object.entries(next.windows) as [Environment, AlertWindow][]) {
     if (window.pending.length === 0 || window.windowStart === null || now < window.windowStart + HOUR_MS) continue;
     if (!deliverable(env)) {
       const notifiedStreaks = { ...next.notifiedStreaks };
@@ -74,6 +75,23 @@ export function compact(state: AlertState, now: number, streaksSince: number): A
     ...state,
     lastNoticeAt: pruned(state.lastNoticeAt, now),
     notifiedStreaks: Object.fromEntries(Object.entries(state.notifiedStreaks).filter(([, since]) => since >= streaksSince)),
+  };
+}
+
+/**
+ * `state` with its times after `now` put at `now` (and kept so: the next call's `now` has moved
+ * on): written before the clock stepped back (NTP, a restored VM), an hour's start or a notice's
+ * time would have held the hour open, or the endpoint throttled, for the length of the step too —
+ * an outage told a day late after a day's step. The same object when nothing is ahead (the rule).
+ */
+function asOf(state: AlertState, now: number): AlertState {
+  const windows = Object.entries(state.windows) as [Environment, AlertWindow][];
+  const ahead = windows.some(([, w]) => w.windowStart !== null && w.windowStart > now) || Object.values(state.lastNoticeAt).some((at) => at > now);
+  if (!ahead) return state;
+  return {
+    ...state,
+    windows: Object.fromEntries(windows.map(([env, w]) => [env, w.windowStart !== null && w.windowStart > now ? { ...w, windowStart: now } : w])),
+    lastNoticeAt: Object.fromEntries(Object.entries(state.lastNoticeAt).map(([id, at]) => [id, Math.min(at, now)])),
   };
 }
 
