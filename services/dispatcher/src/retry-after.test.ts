@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { retryAfterUntil } from './retry-after.ts';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
@@ -21,5 +21,21 @@ describe('retryAfterUntil', () => {
     [null, '4', null],
   ] as const)('%s with %j holds until %s', (status, header, until) => {
     expect(retryAfterUntil(status, header, NOW)).toBe(until);
+  });
+
+  describe('an HTTP date in each of RFC 9110’s forms, on a host west and east of UTC', () => {
+    const tz = process.env['TZ'];
+    afterEach(() => {
+      if (tz === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = tz;
+    });
+    it.each(['America/New_York', 'Asia/Tokyo', 'UTC'])('%s: each form, 30 s after the answer, holds 30 s', (zone) => {
+      process.env['TZ'] = zone; // Node reads the zone again when TZ changes
+      expect(new Date(NOW).getTimezoneOffset()).toBe(zone === 'UTC' ? 0 : zone === 'Asia/Tokyo' ? -540 : 300);
+      expect(retryAfterUntil(429, 'Wed, 25 Nov 2026 12:00:30 GMT', NOW)).toBe(NOW + 30_000);
+      expect(retryAfterUntil(429, 'Wednesday, 25-Nov-26 12:00:30 GMT', NOW)).toBe(NOW + 30_000);
+      expect(retryAfterUntil(429, 'Wed Nov 25 12:00:30 2026', NOW)).toBe(NOW + 30_000);
+      expect(retryAfterUntil(503, 'Thu Nov  5 12:00:30 2026', NOW)).toBeNull(); // a day of one digit, padded; in the past
+    });
   });
 });
