@@ -35,6 +35,16 @@ describe('WakeupLedger', () => {
     expect(ledger.isOnItsWay(b, 0)).toBe(false);
   });
 
+  it('after the clock steps back an hour, what was noted before it expires a lease from the step, not the hour later', () => {
+    const ledger = new WakeupLedger(LEASE_MS);
+    const HOUR = 3_600_000;
+    ledger.note(a, HOUR);
+    ledger.expire(0); // the first sweep after the step
+    expect(ledger.isOnItsWay(a, LEASE_MS - 1)).toBe(true);
+    ledger.expire(LEASE_MS);
+    expect(ledger.isOnItsWay(a, LEASE_MS)).toBe(false);
+  });
+
   it('listed counts what the store still lists as due: noted and not being sent', () => {
     const ledger = new WakeupLedger(LEASE_MS);
     ledger.sending(a); // not noted (a hand-off): nothing to leave out

@@ -62,7 +62,10 @@ export class WakeupLedger {
    */
   expire(now: number): void {
     for (const [id, since] of this.#since) {
-      if (now - since >= this.#leaseMs && !this.#sending.has(id)) this.#since.delete(id);
+      // Noted after `now`: the clock has stepped back since. Counted from now, it ends a lease
+      // from here; left, it would stay on its way — not published again by this dispatcher — for the step's length too.
+      if (since > now) this.#since.set(id, now);
+      else if (now - since >= this.#leaseMs && !this.#sending.has(id)) this.#since.delete(id);
     }
   }
 }
