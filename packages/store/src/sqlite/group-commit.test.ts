@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit, type BatchTally } from './group-commit.ts';
 
 let dir: string;
@@ -224,6 +224,25 @@ describe('GroupCommit', () => {
     other.exec('ROLLBACK');
     other.close();
     expect(keys()).toEqual([]);
+  });
+
+  it('a wall clock stepping forward while it waits for the lock does not end the wait: the busy timeout is a duration', async () => {
+    const patient = new GroupCommit(db, undefined, 5_000);
+    const other = new DatabaseSync(join(dir, 'db.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
+    const real = Date.now();
+    let calls = 0;
+    // The wall clock an hour on from the first reading (NTP stepping it forward).
+    const stepped = vi.spyOn(Date, 'now').mockImplementation(() => real + (calls++ === 0 ? 0 : 3_600_000));
+    try {
+      const written = patient.run(insert('after-the-step'));
+      setTimeout(() => other.exec('ROLLBACK'), 30);
+      await expect(written).resolves.toBe(1);
+    } finally {
+      stepped.mockRestore();
+      other.close();
+    }
+    expect(keys()).toEqual(['after-the-step']);
   });
 
   describe("stage: what a batch's writes add up, written once before it commits", () => {

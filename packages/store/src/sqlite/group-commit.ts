@@ -235,7 +235,8 @@ export class GroupCommit {
       this.#lockedSince = undefined;
       return true;
     } catch (err) {
-      const now = Date.now();
+      // A duration: the monotonic clock (a wall clock stepping forward ended the wait at once, failing the batch).
+      const now = performance.now();
       this.#lockedSince ??= now;
       if (!isBusy(err) || now - this.#lockedSince >= this.#busyTimeoutMs) {
         this.#lockedSince = undefined;
