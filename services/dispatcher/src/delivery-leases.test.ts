@@ -87,6 +87,26 @@ describe('claim', () => {
     expect(await s.dueAt(s.clock.now(), [b!])).toEqual([]);
   });
 
+  it('a claim that reads an hour late (the wall clock stepped forward during it) is given back due a lease from now at most, not an hour', async () => {
+    const { t } = await s.endpoint();
+    const [a] = await s.due(t, 1);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = async (ids, now, leaseUntil) => {
+      const results = await claimMany(ids, now, leaseUntil);
+      s.clock.advance(3_600_000);
+      return results;
+    };
+    const released = Promise.withResolvers<number>();
+    const release = s.store.deliveries.release.bind(s.store.deliveries);
+    s.store.deliveries.release = async (claim, at) => {
+      await release(claim, at);
+      released.resolve(at);
+    };
+    expect(await leases().claim(a!, s.clock.now())).toBeNull();
+    expect(await released.promise).toBe(s.clock.now() + LEASE_MS);
+    expect(await s.dueAt(s.clock.now() + LEASE_MS, [a!])).toEqual([a]);
+  });
+
   it('with a store without claimMany, a claim answered after its lease ended is not sent either', async () => {
     const { t } = await s.endpoint();
     const [a] = await s.due(t, 1);

@@ -130,8 +130,10 @@ export class DeliveryLeases {
     this.#failed('claim', new Error(`claim answered too late to send within its lease (${over} ms over)`), 1, { deliveryId: job.delivery.id });
     // Given back (under this claim's token: one that lost a race changes nothing), due again as
     // long from now as the answer was late: a store that slow is not asked for the same claim
-    // at every sweep, and the delivery need not wait for the whole lease either.
-    void this.release(job, now + over);
+    // at every sweep, and the delivery need not wait for the whole lease either. A lease at most:
+    // a wall clock stepping forward during the call reads as lateness too (an hour's step had
+    // put the delivery off an hour more).
+    void this.release(job, now + Math.min(over, this.#deps.leaseMs));
     return null;
   }
 
