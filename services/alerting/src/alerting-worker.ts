@@ -6,7 +6,6 @@ import {
   PENDING_RETRIES_COUNTED_UP_TO,
   RECENT_ATTEMPTS,
   USAGE_NOTICE_FLOOR,
-  utcDay,
   utcMonth,
   type AlertConditions,
   type AlertTargetId,
@@ -21,7 +20,7 @@ import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { AlertEvent, FailingCursor, NoticeDelivery, NoticeEndpoint, Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { CertificateNotices } from './certificate-notices.ts';
-import { decideOrg, failureDue, FAILURE_AFTER_MS, type OrgInput } from './decide.ts';
+import { decideOrg, failureDue, FAILURE_AFTER_MS, toldToday, type OrgInput } from './decide.ts';
 import { tellEgressChange } from './egress-change-notices.ts';
 import { compact, emptyState } from './failure-throttle.ts';
 import { NoticeOutbox, OWNER } from './notice-outbox.ts';
@@ -232,10 +231,9 @@ export class AlertingWorker implements Component {
     conditions: Record<Environment, AlertConditions>,
     now: number,
   ): Promise<{ env: Environment; count: number }[]> {
-    const today = utcDay(now);
     const totals: { env: Environment; count: number }[] = [];
     for (const r of readings) {
-      const mayNotify = targets.has(r.env) && state.pendingRetriesDay?.[r.env] !== today;
+      const mayNotify = targets.has(r.env) && !toldToday(state.pendingRetriesDay?.[r.env], now);
       if (r.exact || !mayNotify) {
         totals.push({ env: r.env, count: r.count });
         continue;

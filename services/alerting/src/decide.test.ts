@@ -46,6 +46,9 @@ describe('pendingRetriesDue', () => {
     expect(pendingRetriesDue(101, 100, '2026-05-12', T0 + 59 * MINUTE)).toBe(false);
     expect(pendingRetriesDue(101, 100, '2026-05-12', T0 + 60 * MINUTE)).toBe(true);
   });
+  it('told on a later day (the clock stepped back across midnight since): that notice stands, none again', () => {
+    expect(pendingRetriesDue(101, 100, '2026-05-13', T0 + 59 * MINUTE)).toBe(false);
+  });
 });
 
 describe('usageReached', () => {
@@ -154,6 +157,16 @@ describe('decideOrg', () => {
       ['owner', 100],
     ]);
     expect(decideOrg({ ...at100, canEmail: false }).skipped.map((s) => s.share)).toEqual([80, 100]);
+  });
+
+  it("usage notices recorded for a later month (the clock stepped back across a month's end since) are not told again", () => {
+    const later = { ...emptyState(), usage: { month: '2026-06', sent: ['target:80', 'owner:80'] } };
+    const decided = decideOrg(input({ periodic: { retrying: [], used: 9_000 }, state: later }));
+    expect(decided.notices).toEqual([]);
+    expect(decided.state.usage).toEqual(later.usage);
+    // Its own month's record counts as ever: the 100 % share, not yet told, is.
+    const same = { ...emptyState(), usage: { month: '2026-05', sent: ['target:80', 'owner:80'] } };
+    expect(decideOrg(input({ periodic: { retrying: [], used: 10_000 }, state: same })).notices.map((n) => n.to)).toEqual(['owner']);
   });
 
   it('the N-minute streaks: once per streak', () => {

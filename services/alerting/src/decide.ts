@@ -21,7 +21,16 @@ export function failureDue(after: AlertConditions['delivery_failure'], failingSi
 
 /** Spec: "when the environment's pending retries exceed" the threshold — more than it, not as many — once a UTC day. */
 export function pendingRetriesDue(count: number, threshold: number, lastDay: string | undefined, now: number): boolean {
-  return count > threshold && lastDay !== utcDay(now);
+  return count > threshold && !toldToday(lastDay, now);
+}
+
+/**
+ * Whether a daily notice last told on `lastDay` (`YYYY-MM-DD`, UTC) counts as told on `now`'s day:
+ * that day, or a later one — the clock stepped back across midnight since, and that day's notice
+ * stands for this one (not sent twice).
+ */
+export function toldToday(lastDay: string | undefined, now: number): boolean {
+  return lastDay !== undefined && lastDay >= utcDay(now);
 }
 
 /** Spec: "when this month's sends reach" the share of the plan's limit — as many or more. */
@@ -101,9 +110,10 @@ export function decideOrg(input: OrgInput): { state: AlertState; notices: Decide
       notices.push({ content: pendingRetriesContent(env, count, threshold, now), to: { env } });
     }
     const used = input.periodic.used;
-    if (used !== null) {
+    const month = utcMonth(now);
+    // A later month's record (the clock stepped back across a month's end since): its notices stand, none told again.
+    if (used !== null && !(state.usage !== undefined && state.usage.month > month)) {
       const limit = input.org ? PLANS[input.org.plan].monthlyMessages : 0;
-      const month = utcMonth(now);
       const sent = state.usage?.month === month ? state.usage.sent : [];
       const add: string[] = [];
       // Usage counts live messages: the live targets are told, at the live environment's share.
