@@ -149,3 +149,93 @@ describe('hostile input on every route', () => {
     expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
   });
 });
+
+describe('JSON bodies and headers as senders write them', () => {
+  const send = (body: string | Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${wh.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json', ...headers },
+      body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body),
+    });
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('a payload nested 128 levels deep is taken; 129 or 3,000 deep (6 KB) is 422, not a 500', async () => {
+    expect((await send(`{"consumer":"hostile","event_type":"deep","payload":${nested(128)}}`)).status).toBe(202);
+    for (const depth of [129, 3_000]) {
+      const res = await send(`{"consumer":"hostile","event_type":"deep","payload":${nested(depth)}}`);
+      expect({ status: res.status, body: await res.json() }).toEqual({
+        status: 422,
+        body: { error: 'invalid', message: 'payload: must be JSON nested at most 128 levels deep' },
+      });
+    }
+    // Objects within objects alike, and an event type's examples.
+    const objects = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
+    expect((await send(`{"consumer":"hostile","event_type":"deep","payload":${objects}}`)).status).toBe(422);
+    const examples = await t.api.post('/v1/event-types', { name: 'deep.type', examples: [JSON.parse(nested(3_000))] });
+    expect(examples.status).toBe(422);
+    expect(examples.body.message).toContain('nested at most 128 levels deep');
+  });
+
+  it('a body whose bytes are not UTF-8 is 422, with or without a charset; the same text as UTF-8 is taken as sent', async () => {
+    const latin1 = Buffer.from('{"consumer":"hostile","event_type":"latin","payload":{"s":"café"}}', 'latin1');
+    for (const type of ['application/json', 'application/json; charset=iso-8859-1', 'text/plain']) {
+      const res = await send(latin1, { 'content-type': type });
+      expect({ type, status: res.status, body: await res.json() }).toEqual({
+        type,
+        status: 422,
+        body: { error: 'invalid', message: 'request body must be UTF-8 JSON' },
+      });
+    }
+    const utf8 = await send(Buffer.from('{"consumer":"hostile","event_type":"latin","payload":{"s":"café"}}', 'utf8'));
+    expect(utf8.status).toBe(202);
+    const { id } = (await utf8.json()) as { id: string };
+    expect((await t.api.get(`/v1/messages/${id}`)).body.payload).toEqual({ s: 'café' });
+  });
+
+  it('a "__proto__" key is kept in the payload, at any depth, as stored and shown', async () => {
+    const res = await send('{"consumer":"hostile","event_type":"proto","payload":{"__proto__":{"admin":true},"a":{"__proto__":1,"b":2}}}');
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    const shown = await fetch(`${wh.url}/v1/messages/${id}`, { headers: { authorization: `Bearer ${t.key}` } });
+    expect(await shown.text()).toContain('"payload":{"__proto__":{"admin":true},"a":{"__proto__":1,"b":2}}');
+  });
+
+  it('an Idempotency-Key sent as UTF-8 bytes is the key as written: stored, found by q, and its 256 characters counted as characters', async () => {
+    const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1'); // what curl puts on the wire
+    const res = await send('{"consumer":"hostile","event_type":"u8","payload":{}}', { 'idempotency-key': asBytes('ключ-1') });
+    expect(res.status).toBe(202);
+    const { id } = (await res.json()) as { id: string };
+    expect((await t.api.get(`/v1/messages/${id}`)).body.idempotency_key).toBe('ключ-1');
+    expect((await t.api.get(`/v1/messages?q=${encodeURIComponent('ключ')}`)).body.items.map((m: { id: string }) => m.id)).toEqual([id]);
+    // 256 characters of two bytes each are 256 characters; 257 are too many.
+    expect((await send('{"consumer":"hostile","event_type":"u8","payload":{}}', { 'idempotency-key': asBytes('é'.repeat(256)) })).status).toBe(202);
+    const long = await send('{"consumer":"hostile","event_type":"u8","payload":{}}', { 'idempotency-key': asBytes('é'.repeat(257)) });
+    expect(long.status).toBe(422);
+    // Latin-1 bytes that are not UTF-8 (a client that encodes so) are read as Latin-1.
+    const latin = await send('{"consumer":"hostile","event_type":"u8","payload":{}}', { 'idempotency-key': 'café-2' });
+    const latinId = ((await latin.json()) as { id: string }).id;
+    expect((await t.api.get(`/v1/messages/${latinId}`)).body.idempotency_key).toBe('café-2');
+  });
+
+  it('a frame_origin with a wildcard, a directive or a list is 422: only an origin may frame the page', async () => {
+    for (const origin of ['https://*', 'https://*.example.com', 'http://*', 'https://a.com;script-src', 'https://a.com,b.com', "https://'self'"]) {
+      const res = await t.api.post(`/v1/consumers/${ids['consumer']}/portal`, { frame_origin: origin });
+      expect({ origin, status: res.status, error: res.body.error }).toEqual({ origin, status: 422, error: 'invalid' });
+    }
+    const ok = await t.api.post(`/v1/consumers/${ids['consumer']}/portal`, { frame_origin: 'https://dashboard.example.com' });
+    expect(ok.status).toBe(201);
+  });
+
+  it('a cursor naming no id of its list’s kind is 422, and event types refuse unknown query fields as every list does', async () => {
+    const forged = Buffer.from(JSON.stringify({ v: 1, after: 'con_ZZZ', at: Date.now() })).toString('base64url');
+    expect((await t.api.get(`/v1/consumers?cursor=${forged}`)).status).toBe(422);
+    for (const path of ['/v1/event-types?foo=1', '/v1/event-types?limit=1', '/v1/event-types/deep.type/versions?x=1']) {
+      const res = await t.api.get(path);
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 422,
+        body: { error: 'invalid', message: expect.stringMatching(/^unknown field "/) },
+      });
+    }
+  });
+});

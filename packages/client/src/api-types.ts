@@ -366,7 +366,7 @@ export type paths = {
         };
         /**
          * List event types
-         * @description Ordered by name, without paging; each without its schema and examples (get one for them). Any key of the environment may list them.
+         * @description Ordered by name, without paging; each without its schema and examples (get one for them). Any key of the environment may list them. It takes no query fields: one given is 422, as in every list.
          *
          *     Any key of the environment (no scope).
          */
@@ -5007,6 +5007,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
             429: {
                 headers: {
@@ -5612,6 +5631,25 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "message": "Not found (or outside the retention window)"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

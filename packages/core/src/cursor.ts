@@ -1,4 +1,5 @@
 import { InvalidError } from './errors.ts';
+import { isId, type IdKind } from './ids.ts';
 import { isRetained } from './retention.ts';
 
 // A cursor names the last item of a page (its id: ids are time-ordered, so the id is the
@@ -20,17 +21,18 @@ export function encodeCursor(lastId: string, now: number): string {
 }
 
 /**
- * Decodes a cursor made by encodeCursor and returns the id to continue after.
- * @throws InvalidError when it is malformed, from another list, or outside the retention window.
+ * Decodes a cursor made by encodeCursor for a list of `kind` and returns the id to continue after.
+ * Not signed: one a client builds itself that passes names a position in its own list, no more.
+ * @throws InvalidError when it is malformed, from another list (its id not one of `kind`), or outside the retention window.
  */
-export function decodeCursor(cursor: string, expectedPrefix: string, now: number, retentionMonths: number): string {
+export function decodeCursor(cursor: string, kind: IdKind, now: number, retentionMonths: number): string {
   let parsed: Partial<CursorV1> | undefined;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<CursorV1>;
   } catch {
     parsed = undefined;
   }
-  if (parsed?.v !== 1 || typeof parsed.after !== 'string' || !parsed.after.startsWith(expectedPrefix) || typeof parsed.at !== 'number') {
+  if (parsed?.v !== 1 || typeof parsed.after !== 'string' || !isId(kind, parsed.after) || typeof parsed.at !== 'number') {
     throw new InvalidError('cursor: not a cursor returned by this list');
   }
   if (!isRetained(parsed.at, now, retentionMonths)) {

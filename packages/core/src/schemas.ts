@@ -155,13 +155,19 @@ export const trialSendBody = sendMessageBody.omit({ consumer: true });
 
 export const idempotencyKey = requiredText(MAX_IDEMPOTENCY_KEY_CHARS);
 
+/** A frame origin's host: DNS labels (letters, digits, inner hyphens), or an IPv6 address in brackets (an IPv4 one is labels of digits). */
+const ORIGIN_HOST = /^(?:(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
+
 export const portalLinkBody = z.strictObject({
   frame_origin: text(300)
     .refine(
       (v) => {
         try {
           const u = new URL(v);
-          return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '');
+          // A host of letters, digits and hyphens (IDNs as their xn-- form), an IPv4 or a bracketed
+          // IPv6 address: the URL parser lets `*`, `;`, `,` and quotes through, which the page's
+          // Content-Security-Policy would read as a wildcard (any site could frame it) or a directive of the caller's.
+          return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '') && ORIGIN_HOST.test(u.hostname);
         } catch {
           return false;
         }
@@ -194,6 +200,9 @@ const timeParam = z
   .string()
   .regex(/^\d{1,15}$/, { error: 'must be a Unix time in milliseconds' })
   .transform(Number);
+
+/** The query of a list that takes none (event types, their versions: whole lists, by name): any field is unknown. */
+export const noQuery = z.strictObject({});
 
 export const pageQuery = z.strictObject({
   cursor: requiredText(200).optional().describe("the previous page's next_cursor"),

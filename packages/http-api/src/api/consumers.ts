@@ -3,7 +3,6 @@ import { Router } from 'express';
 import {
   createConsumerBody,
   decodeCursor,
-  ID_PREFIX,
   isId,
   newId,
   NotFoundError,
@@ -31,7 +30,7 @@ export function consumersRouter(deps: PublicApiDeps): Router {
     const { tenant } = authOf(res);
     const query = parseInput(pageQuery, req.query, 'query');
     const now = clock.now();
-    const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.consumer, now, deps.retentionMonths) : undefined;
+    const afterId = query.cursor ? decodeCursor(query.cursor, 'consumer', now, deps.retentionMonths) : undefined;
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     // One extra row tells whether another page exists without a second query.
     const page = cursorPage(await store.consumers.list(tenant, { afterId, limit: limit + 1 }), limit, (c) => c.id, now);

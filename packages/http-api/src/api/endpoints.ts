@@ -5,7 +5,6 @@ import {
   decodeCursor,
   ENDPOINTS_PAGE_SIZE,
   type EndpointId,
-  ID_PREFIX,
   endpointStatsQuery,
   DEFAULT_RETRY_POLICY,
   isId,
@@ -72,7 +71,7 @@ export function endpointsRouter(
     const { tenant } = auth;
     const query = parseInput(listEndpointsQuery, req.query, 'query');
     const now = clock.now();
-    const afterId = query.cursor ? (decodeCursor(query.cursor, ID_PREFIX.endpoint, now, deps.retentionMonths) as EndpointId) : undefined;
+    const afterId = query.cursor ? (decodeCursor(query.cursor, 'endpoint', now, deps.retentionMonths) as EndpointId) : undefined;
     const consumerId = query.consumer_id ?? auth.consumerId ?? undefined;
     if ((consumerId !== undefined && !isId('consumer', consumerId)) || outOfScope(auth, consumerId ?? '')) {
       res.json({ items: [], next_cursor: null }); // no consumer can have this id

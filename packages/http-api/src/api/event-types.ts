@@ -7,6 +7,7 @@ import {
   InvalidError,
   MAX_EVENT_TYPES,
   newEventType,
+  noQuery,
   NotFoundError,
   parseInput,
   patchEventTypeBody,
@@ -36,7 +37,8 @@ export function eventTypesRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router
   };
 
   // Any key of the environment may list event types: no scope.
-  router.get('/', async (_req, res) => {
+  router.get('/', async (req, res) => {
+    parseInput(noQuery, req.query, 'query');
     const items = await store.eventTypes.list(authOf(res).tenant);
     res.json({ items: items.map(eventTypeSummaryJson) });
   });
@@ -75,6 +77,7 @@ export function eventTypesRouter(deps: Pick<ApiDeps, 'store' | 'clock'>): Router
   });
 
   router.get('/:name/versions', async (req, res) => {
+    parseInput(noQuery, req.query, 'query');
     const { tenant } = authOf(res);
     const current = await load(tenant, req.params['name']);
     const items = await store.eventTypes.versions(tenant, current.name);

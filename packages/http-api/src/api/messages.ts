@@ -2,7 +2,6 @@ import { cursorPage } from './cursor-page.ts';
 import { Router } from 'express';
 import {
   decodeCursor,
-  ID_PREFIX,
   idempotencyKey,
   idTime,
   isId,
@@ -15,6 +14,7 @@ import {
   DEFAULT_PAGE_SIZE,
   SEARCH_WINDOW_MS,
 } from '@wirehook/core';
+import { headerText } from '../http/header-text.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authOf, outOfScope, requireScope } from '../http/auth.ts';
 import { pathId } from '../http/path-id.ts';
@@ -36,7 +36,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
   router.post('/messages', requireScope('messages:send'), async (req, res) => {
     const { tenant, org } = authOf(res);
     const header = req.get('idempotency-key');
-    const key = header === undefined ? null : parseInput(idempotencyKey, header, 'Idempotency-Key');
+    const key = header === undefined ? null : parseInput(idempotencyKey, headerText(header), 'Idempotency-Key');
     const body = parseInput(sendMessageBody, req.body, 'request body');
     // An event type with validation: enforce refuses a payload its schema does not take; nothing is stored.
     await catalog.check(tenant, body.event_type, body.payload);
@@ -50,7 +50,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const { tenant, consumerId } = authOf(res);
     const query = parseInput(listMessagesQuery, req.query, 'query');
     const now = clock.now();
-    const afterId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.message, now, deps.retentionMonths) : undefined;
+    const afterId = query.cursor ? decodeCursor(query.cursor, 'message', now, deps.retentionMonths) : undefined;
     const filtered = query.q !== undefined || query.status !== undefined || query.event_type !== undefined;
     const since = query.since ?? (filtered ? now - SEARCH_WINDOW_MS : undefined);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -97,7 +97,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const query = parseInput(pageQuery, req.query, 'query');
     const now = clock.now();
     if (!retainedId('delivery', id)) throw new NotFoundError(`delivery ${id} not found`);
-    const beforeId = query.cursor ? decodeCursor(query.cursor, ID_PREFIX.attempt, now, deps.retentionMonths) : undefined;
+    const beforeId = query.cursor ? decodeCursor(query.cursor, 'attempt', now, deps.retentionMonths) : undefined;
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await store.deliveries.attempts(auth.tenant, id as never, { beforeId: beforeId as never, limit: limit + 1 });
     if (!page || outOfScope(auth, page.consumerId)) throw new NotFoundError(`delivery ${id} not found`);

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
   MAX_BODY_BYTES,
@@ -79,8 +80,17 @@ export async function apiKeyAuth(deps: Pick<ApiDeps, 'store' | 'clock'>, authori
 }
 
 // Any content type is read as JSON: a client that forgets the header still gets a clear
-// answer about its body rather than a confusing "field is required".
-const jsonBody = express.json({ limit: MAX_BODY_BYTES, type: () => true, strict: false });
+// answer about its body rather than a confusing "field is required". Its bytes must be UTF-8
+// (RFC 8259), whatever the header says: read as UTF-8 anyway, another charset's were stored and
+// delivered with U+FFFD where its letters had been.
+const jsonBody = express.json({
+  limit: MAX_BODY_BYTES,
+  type: () => true,
+  strict: false,
+  verify: (_req, _res, bytes) => {
+    if (!isUtf8(bytes)) throw Object.assign(new Error('request body is not UTF-8'), { type: 'charset.unsupported' });
+  },
+});
 
 /**
  * Refuses with 403 unless the key has `scope`, then reads the JSON body (413 over 1.1 MB,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createEventTypeBody, eventTypeResponse, eventTypeSummaryResponse, eventTypeVersionResponse, patchEventTypeBody } from '@wirehook/core';
+import { createEventTypeBody, eventTypeResponse, eventTypeSummaryResponse, eventTypeVersionResponse, noQuery, patchEventTypeBody } from '@wirehook/core';
 import { listSchema, type Operation } from './operation.ts';
 
 const nameParam = { name: 'name', description: 'the event type’s name (invoice.paid)' };
@@ -17,10 +17,13 @@ export const EVENT_TYPE_OPERATIONS: readonly Operation[] = [
     path: '/v1/event-types',
     tag: 'Event types',
     summary: 'List event types',
-    description: 'Ordered by name, without paging; each without its schema and examples (get one for them). Any key of the environment may list them.',
+    description:
+      'Ordered by name, without paging; each without its schema and examples (get one for them). Any key of the environment may list them. ' +
+      'It takes no query fields: one given is 422, as in every list.',
     scope: null,
+    query: noQuery,
     success: { status: 200, description: 'The event types', schema: listSchema('EventTypeList', eventTypeSummaryResponse) },
-    errors: [],
+    errors: ['invalid'],
   },
   {
     id: 'createEventType',
@@ -91,7 +94,8 @@ export const EVENT_TYPE_OPERATIONS: readonly Operation[] = [
     description: 'Newest first, the 100 most recent; the current schema is the event type’s own.',
     scope: null,
     params: [nameParam],
+    query: noQuery,
     success: { status: 200, description: 'The earlier versions', schema: listSchema('EventTypeVersionList', eventTypeVersionResponse) },
-    errors: ['not_found'],
+    errors: ['invalid', 'not_found'],
   },
 ];
