@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import type { MetaDoc } from './documents.ts';
 import { SCHEMA_VERSION, UPGRADE_ASK_AGAIN_MS, upgradeLayout } from './layout-upgrade.ts';
+import { SERVICE_STOP_MS } from '@wirehook/core';
 import { RELEASE_WAIT_MS } from './upgrade-lease.ts';
 
 function database(
@@ -281,11 +282,16 @@ describe('upgradeLayout', () => {
     async () => {
       const stop = new AbortController();
       const db = database([3], { onIndexBuild: () => {}, onTakeUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
+      const lines: string[] = [];
+      const startedAt = performance.now();
       // Not the driver's 30 s, past a stop's 20 s deadline: the release waits RELEASE_WAIT_MS for the take's answer, then leaves the lease to run out.
-      await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+      await expect(upgradeLayout(db.conn, 'mongodb://db-0', (line) => lines.push(line), stop.signal)).rejects.toThrow('SIGTERM while starting');
+      expect(RELEASE_WAIT_MS).toBeLessThan(SERVICE_STOP_MS / 2);
+      expect(performance.now() - startedAt).toBeLessThan(SERVICE_STOP_MS);
       expect(db.writes).toEqual(['lease asked']);
+      expect(lines.join('\n')).toContain(`its lease could not be given up (no answer in ${RELEASE_WAIT_MS / 1000} s)`);
     },
-    3 * RELEASE_WAIT_MS,
+    2 * SERVICE_STOP_MS,
   );
 
   it('a stop asked before the start: nothing read under a lease, nothing taken', async () => {

@@ -41,6 +41,7 @@ function scripted(answers: (boolean | Error | Promise<boolean>)[], releases: (Er
     leaseMs: 120_000,
     log: (line) => log.push(line),
     now: () => clock,
+    elapsed: () => clock,
     releaseWaitMs: 50,
     wait: async (ms) => {
       waits.push(ms);
@@ -166,6 +167,32 @@ describe('UpgradeLease', () => {
     expect(ran).toBe(false);
     expect(s.calls).toEqual(['take schema-upgrade h1 120000', 'answered true', 'release schema-upgrade h1']);
     await expect(s.lease.renew()).rejects.toThrow('given its lease up'); // that take's answer did not take it back
+  });
+
+  it('a stop asked before the take: none is sent', async () => {
+    const s = scripted([true]);
+    const stop = new AbortController();
+    stop.abort(new Error('SIGTERM'));
+    await expect(s.lease.runIfTaken(async () => {}, stop.signal)).rejects.toThrow('SIGTERM');
+    expect(s.calls).toEqual([]);
+  });
+
+  it(`unknown outcomes are timed by the monotonic clock: a wall clock stepping forward does not fail the start before ${UNKNOWN_TAKES_MS / 60_000} minutes`, async () => {
+    let wall = 1_000;
+    let mono = 0;
+    const jobs: JobLeaseRepo = {
+      take: async () => {
+        throw notConfirmed();
+      },
+      release: async () => {},
+    };
+    const lease = new UpgradeLease(jobs, { name: 'schema-upgrade', holder: 'h1', leaseMs: 120_000, log: () => {}, now: () => wall, elapsed: () => mono });
+    expect(await lease.take()).toBe(false);
+    wall += 3_600_000; // an hour's step, a second later
+    mono += 1_000;
+    expect(await lease.take()).toBe(false);
+    mono += UNKNOWN_TAKES_MS;
+    await expect(lease.take()).rejects.toThrow('has not been confirmed');
   });
 
   it('nor does the stop wait for a take that never answers: the lease is left to run out', async () => {

@@ -23,6 +23,8 @@ export interface UpgradeLeaseOptions {
   leaseMs: number;
   log: (line: string) => void;
   now?: () => number;
+  /** A monotonic clock in ms (performance.now unless given): how long takes have gone unconfirmed, whatever the wall clock does. */
+  elapsed?: () => number;
   wait?: (ms: number) => Promise<void>;
   /** RELEASE_WAIT_MS unless given. */
   releaseWaitMs?: number;
@@ -41,7 +43,7 @@ export interface UpgradeLeaseOptions {
 export class UpgradeLease {
   readonly #jobs: JobLeaseRepo;
   readonly #o: UpgradeLeaseOptions;
-  /** When the takes began to end with an unknown outcome (undefined: the last one answered). */
+  /** When the takes began to end with an unknown outcome, by the monotonic clock (undefined: the last one answered). */
   #unknownSince: number | undefined;
   /** Given up (release), and not taken since: a renewal still asking again must not take it back. */
   #released = false;
@@ -61,6 +63,8 @@ export class UpgradeLease {
    * @throws `signal`'s reason when it was aborted before the lease was taken.
    */
   async runIfTaken(work: (renew: () => Promise<void>) => Promise<void>, signal?: AbortSignal): Promise<boolean> {
+    // Asked already: no take sent, none to wait for.
+    signal?.throwIfAborted();
     let taken: boolean;
     try {
       taken = await unlessAborted(this.take(), signal);
@@ -84,6 +88,7 @@ export class UpgradeLease {
    */
   async take(): Promise<boolean> {
     const now = this.#now();
+    const at = this.#o.elapsed?.() ?? performance.now();
     try {
       this.#taking = this.#takeAt(now);
       const held = await this.#taking;
@@ -93,8 +98,8 @@ export class UpgradeLease {
     } catch (err) {
       // A failover's, or the server's time limit run out under load (isFailoverError): the take may or may not stand.
       if (!isFailoverError(err)) throw err;
-      this.#unknownSince ??= now;
-      if (now - this.#unknownSince >= UNKNOWN_TAKES_MS) {
+      this.#unknownSince ??= at;
+      if (at - this.#unknownSince >= UNKNOWN_TAKES_MS) {
         // One of those takes may have stood: given up, so that it does not hold the others back.
         await this.release();
         throw new Error(`MongoDB layout upgrade: its lease has not been confirmed for ${UNKNOWN_TAKES_MS / 60_000} minutes (${(err as Error).message})`, {
