@@ -177,7 +177,7 @@ describe('UpgradeLease', () => {
     expect(s.calls).toEqual([]);
   });
 
-  it(`unknown outcomes are timed by the monotonic clock: a wall clock stepping forward does not fail the start before ${UNKNOWN_TAKES_MS / 60_000} minutes`, async () => {
+  it(`unknown outcomes timed by the monotonic clock: a wall clock stepping forward fails no start before ${UNKNOWN_TAKES_MS / 60_000} minutes`, async () => {
     let wall = 1_000;
     let mono = 0;
     const jobs: JobLeaseRepo = {
