@@ -23,6 +23,14 @@ describe('checkTransformedWebhook', () => {
     expect(ok({ s: '€'.repeat(333_334) })).toMatchObject({ error: expect.stringMatching(/is 1,000,010 bytes of JSON/) });
   });
 
+  it('a payload nested 128 levels deep is sent; 129 is refused, and 100,000 is refused without exhausting the stack', () => {
+    const nested = (depth: number) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
+    expect(ok(nested(128))).toMatchObject({ payloadJson: expect.any(String) });
+    const refused = { error: 'transformation: the returned payload must be JSON nested at most 128 levels deep' };
+    expect(ok(nested(129))).toEqual(refused);
+    expect(ok(nested(100_000))).toEqual(refused);
+  });
+
   it('20 headers are sent, 21 refused; 4,096 bytes of names and values sent, 4,097 refused', () => {
     const many = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`x-h${i}`, 'v']));
     expect(ok({}, many(20))).toMatchObject({ headers: many(20) });

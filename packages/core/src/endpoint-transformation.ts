@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointUrl } from './endpoint-url.ts';
+import { jsonProblem } from './json-value.ts';
 import { MAX_PAYLOAD_BYTES } from './limits.ts';
 import type { EndpointTransformation } from './model.ts';
 import { thousands } from './thousands.ts';
@@ -139,6 +140,9 @@ export function checkTransformedWebhook(
   const checked = endpointHeadersInput.safeParse(asStored);
   if (!checked.success) return { error: `transformation: the returned headers are refused: ${issuesOf(checked.error)}` };
   const headers = redacted.size === 0 ? checked.data : Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  // As a sender's payload is (MAX_JSON_DEPTH), before its text is made: deep enough, that stringify exhausts the stack.
+  const problem = jsonProblem(result.payload);
+  if (problem !== undefined) return { error: `transformation: the returned payload ${problem}` };
   const payloadJson = JSON.stringify(result.payload);
   if (payloadJson === undefined) return { error: 'transformation: the returned payload is not JSON' };
   // Counted only when it could be over: a UTF-16 unit is 1 to 3 bytes of UTF-8.
