@@ -218,12 +218,22 @@ describe('JSON bodies and headers as senders write them', () => {
   });
 
   it('a frame_origin with a wildcard, a directive or a list is 422: only an origin may frame the page', async () => {
-    for (const origin of ['https://*', 'https://*.example.com', 'http://*', 'https://a.com;script-src', 'https://a.com,b.com', "https://'self'"]) {
+    // An IPv6 address too: CSP's frame-ancestors cannot name one (a browser reads the policy as 'none').
+    for (const origin of [
+      'https://*',
+      'https://*.example.com',
+      'http://*',
+      'https://a.com;script-src',
+      'https://a.com,b.com',
+      "https://'self'",
+      'http://[::1]:18241',
+    ]) {
       const res = await t.api.post(`/v1/consumers/${ids['consumer']}/portal`, { frame_origin: origin });
       expect({ origin, status: res.status, error: res.body.error }).toEqual({ origin, status: 422, error: 'invalid' });
     }
-    const ok = await t.api.post(`/v1/consumers/${ids['consumer']}/portal`, { frame_origin: 'https://dashboard.example.com' });
-    expect(ok.status).toBe(201);
+    for (const origin of ['https://dashboard.example.com', 'http://127.0.0.1:18240', 'https://xn--bcher-kva.example']) {
+      expect((await t.api.post(`/v1/consumers/${ids['consumer']}/portal`, { frame_origin: origin })).status).toBe(201);
+    }
   });
 
   it('a cursor naming no id of its list’s kind is 422, and event types refuse unknown query fields as every list does', async () => {

@@ -102,6 +102,12 @@ export const RESPONSE_HEAD_BYTES = 1024;
 /** How long a portal link opens the page (spec: Create a portal link). */
 export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;
 
+/**
+ * How long an expired link's token is kept (the page then says "expired", 410, rather than "not a
+ * link"): an hour, as MongoDB's TTL index keeps it (`portal_tokens_ttl`); retention removes older ones.
+ */
+export const PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS = 60 * 60 * 1000;
+
 /** Requests a minute one portal link's consumer may make (its own budget, apart from the sender's). */
 export const PORTAL_REQUESTS_PER_MINUTE = 300;
 

@@ -155,8 +155,12 @@ export const trialSendBody = sendMessageBody.omit({ consumer: true });
 
 export const idempotencyKey = requiredText(MAX_IDEMPOTENCY_KEY_CHARS);
 
-/** A frame origin's host: DNS labels (letters, digits, inner hyphens), or an IPv6 address in brackets (an IPv4 one is labels of digits). */
-const ORIGIN_HOST = /^(?:(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])$/;
+/**
+ * A frame origin's host: DNS labels (letters, digits, inner hyphens; an IPv4 address is labels of
+ * digits). Not an IPv6 address: CSP's host-source has no bracketed form, so a browser drops it
+ * and frame-ancestors reads 'none' — the sender's embedding would never show.
+ */
+const ORIGIN_HOST = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 export const portalLinkBody = z.strictObject({
   frame_origin: text(300)
@@ -172,7 +176,7 @@ export const portalLinkBody = z.strictObject({
           return false;
         }
       },
-      { error: 'must be an origin: scheme and host (and port), no path' },
+      { error: 'must be an origin: scheme and host (and port), no path; the host a name or an IPv4 address (a page cannot name an IPv6 one as its framer)' },
     )
     .optional(),
   locale: z.enum(['ja', 'en'], { error: 'must be ja or en' }).optional(),

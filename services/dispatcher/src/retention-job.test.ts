@@ -1,7 +1,8 @@
 // Retention against a real (SQLite) store: one replica deletes at a time (a store lease), and
 // hands over when the holder stops renewing it.
 import { claimRef } from '@wirehook/store';
-import { ManualClock } from '@wirehook/core';
+import { randomUUID } from 'node:crypto';
+import { ManualClock, PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS } from '@wirehook/core';
 import { createLogger, silentLogger } from '@wirehook/platform';
 import { jsonLines } from '@wirehook/testkit';
 import { openSqliteStore, type Store } from '@wirehook/store';
@@ -136,6 +137,28 @@ it('prunes endpoint rollups past their retention, a batch at a time, and keeps n
   expect(await rows(3_600_000)).toEqual([]);
 });
 
+it(`removes portal tokens ${PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS / 60_000} minutes past their expiry, a batch at a time; keeps newer ones`, async () => {
+  const scene = await m.scene();
+  const now = Date.UTC(2026, 8, 1);
+  clock.set(now);
+  const token = (expiresAt: number) => ({
+    hash: `h-${randomUUID()}`,
+    tenant: scene.t,
+    consumerId: scene.consumer.id,
+    frameOrigin: null,
+    locale: null,
+    createdAt: expiresAt - 15 * MINUTE,
+    expiresAt,
+  });
+  expect(PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS).toBe(60 * MINUTE);
+  const old = [1, 2, 3].map((n) => token(now - 60 * MINUTE - n));
+  const kept = [token(now - 60 * MINUTE), token(now - MINUTE), token(now + MINUTE)];
+  for (const t of [...old, ...kept]) await store.portalTokens.create(t);
+  await new RetentionJob({ store, clock, logger: silentLogger(), retentionMonths: 3, intervalMs: MINUTE, holder: 'tokens', batch: 2 }).runOnce();
+  for (const t of old) expect(await store.portalTokens.find(t.hash)).toBeNull();
+  for (const t of kept) expect(await store.portalTokens.find(t.hash)).toEqual(t);
+});
+
 it('prunes ordered lanes idle since before the cutoff once the old messages are gone, a batch at a time', async () => {
   const scene = await m.scene();
   await store.endpoints.update(scene.t, scene.endpoint.id, { ordering: 'key' });
@@ -263,8 +286,8 @@ it("takes its lease once to start a run, not again before the run's first batch"
   });
   await job.runOnce();
   await job.stop();
-  // The start's take serves the messages' first batch; the lanes' and the rollups' phases renew it once each.
-  expect(takes).toBe(3);
+  // The start's take serves the messages' first batch; the lanes', the rollups' and the portal tokens' phases renew it once each.
+  expect(takes).toBe(4);
 });
 
 it('keeps the month that left the window for its first hour (a writer whose clock is behind may still file into it), then deletes it', async () => {

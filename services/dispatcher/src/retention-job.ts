@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { retentionStart, type Clock } from '@wirehook/core';
+import { PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS, retentionStart, type Clock } from '@wirehook/core';
 import type { Component, Logger } from '@wirehook/platform';
 import type { LeaseTaken, Store } from '@wirehook/store';
 
@@ -143,6 +143,14 @@ export class RetentionJob implements Component {
       // The rollups' age by the latest renewal's time, judged as the window is.
       const rollups = await this.#paced(renew, () => store.endpointStats.prune(this.#agreed(leaseTime(taken)), size), size);
       if (rollups.count > 0) logger.debug({ removed: rollups.count }, 'retention removed old endpoint rollups');
+      if (rollups.stopped) return total;
+      // Portal links' tokens an hour past their expiry (SQLite kept every one made; MongoDB's TTL index removes them too).
+      const tokens = await this.#paced(
+        renew,
+        () => store.portalTokens.deleteExpired(this.#agreed(leaseTime(taken)) - PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS, size),
+        size,
+      );
+      if (tokens.count > 0) logger.debug({ removed: tokens.count }, 'retention removed expired portal links');
     } catch (err) {
       logger.error({ err }, 'retention run failed');
     }

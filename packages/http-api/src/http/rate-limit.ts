@@ -34,8 +34,9 @@ export function rateLimit(deps: Pick<ApiDeps, 'rateLimiter' | 'metrics' | 'logge
     });
     if (!verdict.allowed) {
       deps.metrics.rateLimited.inc();
+      const whose = consumerId === null ? 'this environment' : "this portal link's customer";
       throw new RateLimitedError(
-        `rate limit of ${verdict.limit} requests per minute for this environment reached; retry in ${verdict.retryAfterSeconds} s`,
+        `rate limit of ${verdict.limit} requests per minute for ${whose} reached; retry in ${verdict.retryAfterSeconds} s`,
         verdict.retryAfterSeconds,
       );
     }

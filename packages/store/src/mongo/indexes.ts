@@ -1,4 +1,5 @@
 import type { Db, IndexDescription } from 'mongodb';
+import { PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS } from '@wirehook/core';
 import { ATTEMPTS_KEPT_S, NOTICES_KEPT_S } from './alert-documents.ts';
 import { COLLECTIONS, MONTHLY, type MonthBucket } from './connection.ts';
 
@@ -177,7 +178,7 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { status: 1, _id: 1 }, name: 'recoveries_running_id', partialFilterExpression: { status: 'running' } },
   ],
   // Expired tokens go by themselves (an hour after: the portal says "expired" meanwhile).
-  [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: 3600 }],
+  [COLLECTIONS.portalTokens]: [{ key: { expiresAtDate: 1 }, name: 'portal_tokens_ttl', expireAfterSeconds: PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS / 1000 }],
   [COLLECTIONS.alertTargets]: [
     { key: { orgId: 1, _id: 1 }, name: 'alert_targets_org' },
     { key: { orgId: 1, env: 1, _id: 1 }, name: 'alert_targets_env' },

@@ -24,13 +24,16 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
     else setError(err instanceof Error ? err.message : String(err));
   }, []);
 
+  // The first load, again each time "Try again" is pressed after it failed (a 429, a 5xx, the network).
+  const [loads, setLoads] = useState(0);
   useEffect(() => {
+    setError(null);
     Promise.all([api<Session>('GET', '/session'), api<EventTypeList>('GET', '/event-types')]).then(([s, types]) => {
       setSession(s);
       setEventTypes(types.items.filter((e) => e.archived_at === null));
       if (s.locale) document.documentElement.lang = s.locale;
     }, fail);
-  }, [fail]);
+  }, [fail, loads]);
 
   const go = useCallback((next: View) => {
     setError(null);
@@ -40,10 +43,18 @@ export function App({ initialLocale }: { initialLocale: Locale }) {
   }, []);
 
   if (gone) return <Gone locale={t.locale} reason="expired" />;
+  // Failed before there is a page: said, in the API's words, with a way to ask again — never "Loading…" for ever.
   if (!session)
-    return (
+    return error === null ? (
       <main aria-busy="true">
         <p class="muted">{t.t('loading')}</p>
+      </main>
+    ) : (
+      <main>
+        <Notice kind="error">{t.t('errorGeneric', { message: error })}</Notice>
+        <button type="button" onClick={() => setLoads((n) => n + 1)}>
+          {t.t('retry')}
+        </button>
       </main>
     );
   const ctx: Ctx = { t, session, eventTypes, go, fail };

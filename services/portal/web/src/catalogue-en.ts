@@ -78,7 +78,7 @@ export const en: Catalogue = {
   rateLimitCleared: 'Rate limit removed.',
   recentAttempts: 'Recent attempts',
   trial: 'Send a test message',
-  trialHelp: 'Sends one message to this endpoint only, signed like every other. Test messages are limited to 1,000 a day.',
+  trialHelp: 'Sends one message to this endpoint only, signed like every other. Test messages are limited to 100 a day for each customer.',
   trialEventType: 'Event type',
   trialPayload: 'Payload (JSON)',
   trialSend: 'Send test message',

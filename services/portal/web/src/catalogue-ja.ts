@@ -77,7 +77,7 @@ export const ja: Catalogue = {
   rateLimitCleared: 'レート制限を解除しました。',
   recentAttempts: '最近の試行',
   trial: 'テストメッセージを送信',
-  trialHelp: 'このエンドポイントだけに、通常と同じく署名したメッセージを 1 件送ります。テストメッセージは 1 日 1,000 件までです。',
+  trialHelp: 'このエンドポイントだけに、通常と同じく署名したメッセージを 1 件送ります。テストメッセージは顧客ごとに 1 日 100 件までです。',
   trialEventType: 'イベントタイプ',
   trialPayload: 'ペイロード（JSON）',
   trialSend: 'テストメッセージを送信',
