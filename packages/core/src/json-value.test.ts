@@ -1,5 +1,6 @@
 // jsonValue: JSON data as JSON.parse gives it, nested at most MAX_JSON_DEPTH deep, checked
 // without the call stack and passed on as given (not rebuilt).
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { jsonProblem, jsonValue, MAX_JSON_DEPTH } from './json-value.ts';
 
@@ -28,5 +29,12 @@ describe('jsonValue', () => {
     const parsed = jsonValue.parse(value);
     expect(parsed).toBe(value);
     expect(JSON.stringify(parsed)).toBe('{"__proto__":{"admin":true},"a":{"__proto__":1}}');
+  });
+
+  it('is JSON Schema’s any value (the MCP tool list and the OpenAPI document are made from it), and required in an object', () => {
+    expect(z.toJSONSchema(jsonValue)).toEqual({ $schema: 'https://json-schema.org/draft/2020-12/schema' });
+    const body = z.strictObject({ payload: jsonValue });
+    expect(z.toJSONSchema(body)).toMatchObject({ required: ['payload'] });
+    expect(body.safeParse({}).error?.issues.map((i) => i.message)).toEqual(['is required and must be JSON']);
   });
 });

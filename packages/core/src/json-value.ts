@@ -37,9 +37,11 @@ export function jsonProblem(value: unknown): string | undefined {
  * Any JSON value: a message's payload, an event type's schema and examples. One instance: the
  * OpenAPI document refers to it as JsonValue. Checked by `jsonProblem`, and passed on as given —
  * not rebuilt as zod's `z.json()` did, which dropped a `"__proto__"` key (an assignment sets the
- * prototype), recursed once a level, and cost the create path a union tried at every node.
+ * prototype), recursed once a level, and cost the create path a union tried at every node. An
+ * `unknown` refined, not a `custom`: JSON Schema reads it as `{}` (any value), where a custom
+ * type cannot be represented at all (the MCP server's tool list, made from these schemas, failed).
  */
-export const jsonValue = z.custom<JsonValue>().superRefine((value, ctx) => {
+export const jsonValue: z.ZodType<JsonValue> = z.unknown().superRefine((value, ctx) => {
   const problem = jsonProblem(value);
   if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-});
+}) as z.ZodType<unknown> as z.ZodType<JsonValue>;
