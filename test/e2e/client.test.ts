@@ -78,6 +78,9 @@ describe('@wirehook/client against embedded Wirehook', () => {
     expect(acme).toMatchObject({ id: expect.stringMatching(/^con_/), external_id: 'acme', name: 'Acme', endpoint_count: 0 });
     for (const n of [1, 2, 3, 4]) await client.consumers.create({ external_id: `shop-${n}` });
     expect((await caught(client.consumers.create({ external_id: 'acme' }))).code).toBe('conflict');
+    // One by its id (an added route): as created; another id is 404.
+    expect(await client.consumers.get(acme.id)).toEqual(acme);
+    expect((await caught(client.consumers.get('con_01JH4Z6Q8R2W7X3Y5Z9A0B1C2F'))).code).toBe('not_found');
 
     const page = await client.consumers.list({ limit: 2 });
     expect(page.items).toHaveLength(2);
@@ -126,6 +129,11 @@ describe('@wirehook/client against embedded Wirehook', () => {
     expect(first).toEqual({ id: expect.stringMatching(/^msg_/), deliveries: 1, usageMonth: 1, idempotentReplayed: false });
     expect(again.id).toBe(first.id);
     firstMessage = first.id;
+    // A key beyond Latin-1 goes as its UTF-8 bytes and is stored as written (fetch refused it as it was).
+    const cyrillic = await client.messages.send({ consumer: 'acme', event_type: 'order.created', payload: { order: 2 } }, { idempotencyKey: 'ключ-1' });
+    expect((await client.messages.get(cyrillic.id)).idempotency_key).toBe('ключ-1');
+    const replayed = await client.messages.send({ consumer: 'acme', event_type: 'order.created', payload: {} }, { idempotencyKey: 'ключ-1' });
+    expect(replayed).toMatchObject({ id: cyrillic.id, idempotentReplayed: true });
 
     await eventually(() => expect(received(first.id)).toHaveLength(1));
     expect(rx.receiver.verify(endpoint.secret, received(first.id)[0])).toMatchObject({ type: 'order.created', data: { order: 1 } });

@@ -157,6 +157,33 @@ export function describeListenSuite<H extends DeliveryHarness>(mode: string, sta
       expect((await live.api.get('/v1/endpoints')).body.items).toEqual([]);
     }, 30_000);
 
+    it('trigger: --consumer takes a con_ id (the consumer looked up by id); a live key and an extra argument are refused with 2, nothing sent', async () => {
+      const t = await wh.tenant({ env: 'test' });
+      const target = await t.api.post('/v1/consumers', { external_id: 'trigger-target' });
+      const byId = cli(t.key, 'trigger', 'invoice.paid', '--consumer', target.body.id);
+      expect(await byId.exited, byId.err()).toBe(0);
+      expect(byId.out()).toMatch(/^sent invoice\.paid msg_\S+ to consumer trigger-target$/m);
+      // Another organisation's consumer id is not found.
+      const other = await wh.tenant({ env: 'test' });
+      const theirs = await other.api.post('/v1/consumers', { external_id: 'theirs' });
+      const foreign = cli(t.key, 'trigger', 'invoice.paid', '--consumer', theirs.body.id);
+      expect(await foreign.exited).toBe(1);
+      expect(foreign.err()).toContain('404 not_found');
+
+      const live = await wh.tenant({ env: 'live' });
+      const liveRun = cli(live.key, 'trigger', 'invoice.paid');
+      expect(await liveRun.exited).toBe(2);
+      expect(liveRun.err()).toContain('a live API key (sk_live_…) is refused');
+      const extra = cli(t.key, 'trigger', 'invoice.paid', 'stray');
+      expect(await extra.exited).toBe(2);
+      expect(extra.err()).toContain('trigger takes one event type (got also stray)');
+      const listenExtra = cli(t.key, 'listen', '--forward-to', 'http://localhost:3000/webhook', 'stray');
+      expect(await listenExtra.exited).toBe(2);
+      expect(listenExtra.err()).toContain('listen takes no arguments (got stray)');
+      expect((await live.api.get('/v1/messages')).body.items).toEqual([]);
+      expect((await t.api.get('/v1/messages')).body.items).toHaveLength(1);
+    }, 30_000);
+
     it("refuses another organisation's consumer with 404", async () => {
       const other = await wh.tenant({ env: 'test' });
       const theirs = await other.api.post('/v1/consumers', { external_id: 'theirs' });

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { listen, localError } from './listen.ts';
+import { firstBytes, listen, localError } from './listen.ts';
 
 async function fetchError(url: string): Promise<unknown> {
   return fetch(url, { method: 'POST', body: '{}' }).then(
@@ -129,5 +129,30 @@ describe('wirehook listen: a Wirehook that stops', () => {
         await wirehook.close();
       }
     }
+  });
+});
+
+describe('firstBytes', () => {
+  it('reads the first 1 KiB of a body that never ends, then lets the rest go (the stream cancelled)', async () => {
+    let cancelled = false;
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        pulled++;
+        controller.enqueue(new Uint8Array(300).fill(0x61));
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const text = await firstBytes(new Response(endless), 1024);
+    expect(text).toBe('a'.repeat(1024));
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThanOrEqual(6); // 4 chunks read, one or two asked ahead: not the body
+  });
+
+  it('a short or empty body is read whole', async () => {
+    expect(await firstBytes(new Response('thanks'), 1024)).toBe('thanks');
+    expect(await firstBytes(new Response(null), 1024)).toBe('');
   });
 });

@@ -159,9 +159,7 @@ async function forward(frame: RequestFrame, options: ListenOptions): Promise<Ans
       redirect: 'manual',
       signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
     });
-    const body = Buffer.from(await res.arrayBuffer())
-      .subarray(0, BODY_BYTES)
-      .toString('utf8');
+    const body = await firstBytes(res, BODY_BYTES);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {
       headers[name] = value;
@@ -174,6 +172,28 @@ async function forward(frame: RequestFrame, options: ListenOptions): Promise<Ans
     console.log(`→ ${error.split(':', 1)[0]} ${eventType} ${messageId} ${answer.duration_ms} ms (${error})`);
   }
   return answer;
+}
+
+/**
+ * The first `max` bytes of `res`'s body as text; the rest is not read (a local server answering
+ * 200 MiB, or a stream that never ends, had been read whole into memory for the 1 KiB kept).
+ */
+export async function firstBytes(res: Response, max: number): Promise<string> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** Why the local server gave no answer, as an attempt's error (`connection: …`, `timeout: …`). */

@@ -32,13 +32,15 @@ async function main(argv: string[]): Promise<number> {
   if (!apiKey) return usage('no API key: set WIREHOOK_API_KEY or pass --api-key');
   const apiUrl = (process.env['WIREHOOK_API_URL'] || 'http://localhost:8080').replace(/\/+$/, '');
   if (command === 'listen') {
+    if (rest.length > 0) return usage(`listen takes no arguments (got ${rest.join(' ')}): its URL goes in --forward-to`);
     const forwardTo = values['forward-to'];
     if (!forwardTo) return usage('listen needs --forward-to <local URL>, e.g. --forward-to http://localhost:3000/webhook');
     return listen({ apiUrl, apiKey, forwardTo, events: values.events, consumer: values.consumer, printJson: values['print-json'] === true });
   }
   if (command === 'trigger') {
-    const [eventType] = rest;
+    const [eventType, ...extra] = rest;
     if (!eventType) return usage('trigger needs an event type, e.g. wirehook trigger invoice.paid');
+    if (extra.length > 0) return usage(`trigger takes one event type (got also ${extra.join(' ')}); a payload goes in --payload`);
     return trigger({ apiUrl, apiKey, eventType, payload: values.payload, consumer: values.consumer });
   }
   return usage(`unknown command ${command}`);

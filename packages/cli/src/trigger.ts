@@ -17,6 +17,11 @@ export async function trigger(options: TriggerOptions): Promise<number> {
     console.error('wirehook trigger: --payload is not valid JSON');
     return 2;
   }
+  // As `listen` is refused one: a test tool must not send a live (billed) message to a live consumer.
+  if (options.apiKey.startsWith('sk_live_')) {
+    console.error('wirehook trigger: a live API key (sk_live_…) is refused: trigger sends test messages; use a test-environment key (sk_test_…)');
+    return 2;
+  }
   const headers = { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' };
   let externalId = options.consumer ?? 'wirehook-listen';
   // Messages name their consumer by external_id: look an id up.

@@ -143,6 +143,28 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/consumers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a consumer
+         * @description Added: one consumer by its id, with its external_id (what a message names it by). 404 in another environment.
+         *
+         *     Scope: `logs:read`.
+         */
+        get: operations["getConsumer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/consumers/{id}/portal": {
         parameters: {
             query?: never;
@@ -3085,6 +3107,155 @@ export interface operations {
                      * @example {
                      *       "error": "conflict",
                      *       "message": "Conflicts with existing data"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1.1 MB */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "too_large",
+                     *       "message": "The request body is larger than 1.1 MB"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input: the message names the field and what is allowed */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid",
+                     *       "message": "retry.count: must be one of 0, 1, 2, 3, 5, 7, 12"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The environment's requests per minute are used up; retry after `retry-after` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "rate limit of 600 requests per minute for this environment reached; retry in 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error (500), or a dependency unavailable (503) */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsumer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description consumer id (con_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consumer */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Consumer"];
+                };
+            };
+            /** @description Missing, wrong, revoked or expired API key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "missing, wrong, revoked or expired API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "forbidden",
+                     *       "message": "this API key lacks the scope endpoints:write"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or outside the retention window) */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-ratelimit-limit": components["headers"]["x-ratelimit-limit"];
+                    "x-ratelimit-remaining": components["headers"]["x-ratelimit-remaining"];
+                    "x-ratelimit-reset": components["headers"]["x-ratelimit-reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "Not found (or outside the retention window)"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -17,3 +17,13 @@ export function idempotencyKey(): string {
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * `key` as an HTTP header value: its UTF-8 bytes, one character a byte (what fetch puts on the
+ * wire as they are). Wirehook reads a value's UTF-8 bytes as UTF-8, so `ключ-1` arrives as
+ * written; passed as it is, fetch refuses any character past U+00FF.
+ */
+export function idempotencyKeyHeader(key: string): string {
+  if (!/[\u0080-\uffff]/.test(key)) return key;
+  return Array.from(new TextEncoder().encode(key), (byte) => String.fromCharCode(byte)).join('');
+}

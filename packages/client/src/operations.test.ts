@@ -32,6 +32,7 @@ const ARGS: Record<OperationId, unknown[]> = {
   listDeliveryAttempts: ['dlv_1', { limit: 2 }],
   retryDelivery: ['dlv_1'],
   listConsumers: [{ limit: 2 }],
+  getConsumer: ['con_1'],
   createConsumer: [{ external_id: 'acme' }],
   createPortalLink: ['con_1', { locale: 'en' }],
   listEndpoints: [{ consumer_id: 'con_1' }],

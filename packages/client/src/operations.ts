@@ -23,6 +23,7 @@ export const OPERATION_METHODS = {
   listDeliveryAttempts: 'deliveries.attempts',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
+  getConsumer: 'consumers.get',
   createConsumer: 'consumers.create',
   createPortalLink: 'consumers.portalLink',
   listEndpoints: 'endpoints.list',

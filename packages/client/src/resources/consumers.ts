@@ -20,6 +20,11 @@ export class Consumers {
     return paginate((cursor) => this.list({ ...query, cursor }, options), query.cursor);
   }
 
+  /** One consumer by its id (con_…); 404 not_found in another environment (`GET /v1/consumers/{id}`, scope logs:read). */
+  async get(id: string, options: RequestOptions = {}): Promise<Consumer> {
+    return (await this.#t.request<Consumer>({ method: 'GET', path: path`/v1/consumers/${id}` }, options)).body;
+  }
+
   /** Creates a consumer; 409 conflict when its external_id exists (`POST /v1/consumers`, scope consumers:write). */
   async create(body: CreateConsumerRequest, options: RequestOptions = {}): Promise<Consumer> {
     return (await this.#t.request<Consumer>({ method: 'POST', path: '/v1/consumers', body }, options)).body;

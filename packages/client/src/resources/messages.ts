@@ -1,4 +1,4 @@
-import { idempotencyKey } from '../idempotency-key.ts';
+import { idempotencyKey, idempotencyKeyHeader } from '../idempotency-key.ts';
 import { integerHeader } from '../rate-limit.ts';
 import { paginate } from '../paging.ts';
 import { path, type RequestOptions, type Transport } from '../transport.ts';
@@ -42,7 +42,7 @@ export class Messages {
    */
   async send(body: SendMessageRequest, options: SendOptions = {}): Promise<SentMessage> {
     const key = options.idempotencyKey ?? (this.#t.maxRetries(options) > 0 ? idempotencyKey() : undefined);
-    const headers = key === undefined ? undefined : { 'idempotency-key': key };
+    const headers = key === undefined ? undefined : { 'idempotency-key': idempotencyKeyHeader(key) };
     const res = await this.#t.request<MessageAccepted>({ method: 'POST', path: '/v1/messages', body, headers, idempotent: key !== undefined }, options);
     return {
       ...res.body,

@@ -37,6 +37,16 @@ export function consumersRouter(deps: PublicApiDeps): Router {
     res.json({ items: page.items.map(consumerJson), next_cursor: page.nextCursor });
   });
 
+  // Added (the spec lists and creates consumers only): one by its id, for a tool or a page that holds a con_ id
+  // and needs its external_id (what a message names) — `wirehook trigger --consumer con_…`.
+  router.get('/:id', requireScope('logs:read'), async (req, res) => {
+    const { tenant } = authOf(res);
+    const id = pathId(req);
+    const consumer = isId('consumer', id) ? await store.consumers.get(tenant, id) : null;
+    if (!consumer) throw new NotFoundError(`consumer ${id} not found`);
+    res.json(consumerJson(consumer));
+  });
+
   router.post('/', requireScope('consumers:write'), async (req, res) => {
     const { tenant } = authOf(res);
     const body = parseInput(createConsumerBody, req.body, 'request body');

@@ -16,6 +16,7 @@ const CLIENT_METHODS: Record<string, string> = {
   listDeliveryAttempts: 'deliveries.attempts',
   retryDelivery: 'deliveries.retry',
   listConsumers: 'consumers.list',
+  getConsumer: 'consumers.get',
   createConsumer: 'consumers.create',
   createPortalLink: 'consumers.portalLink',
   listEndpoints: 'endpoints.list',

@@ -27,6 +27,18 @@ export const CONSUMER_OPERATIONS: readonly Operation[] = [
     errors: ['conflict'],
   },
   {
+    id: 'getConsumer',
+    method: 'get',
+    path: '/v1/consumers/{id}',
+    tag: 'Consumers',
+    summary: 'Get a consumer',
+    description: 'Added: one consumer by its id, with its external_id (what a message names it by). 404 in another environment.',
+    scope: 'logs:read',
+    params: [idParam('consumer id (con_…)')],
+    success: { status: 200, description: 'The consumer', schema: { name: 'Consumer', schema: consumerResponse } },
+    errors: ['not_found'],
+  },
+  {
     id: 'createPortalLink',
     method: 'post',
     path: '/v1/consumers/{id}/portal',
