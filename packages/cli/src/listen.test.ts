@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { firstBytes, listen, localError } from './listen.ts';
 
@@ -44,7 +44,7 @@ describe('wirehook listen: why the local server gave no answer', () => {
  * A Wirehook's GET /v1/listen as a test scripts it: each upgrade in turn is served (a `ready`
  * frame; `thenClose` closes it as going away) or refused with a status and error body.
  */
-async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean } | { refuse: number; error: string })[]) {
+async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean; request?: object } | { refuse: number; error: string })[]) {
   const wss = new WebSocketServer({ noServer: true });
   let upgrades = 0;
   const server = createServer();
@@ -63,6 +63,7 @@ async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean } | 
         secret: 'whsec_x',
       };
       ws.send(JSON.stringify(ready));
+      if (step.request) ws.send(JSON.stringify(step.request));
       if (step.thenClose) setTimeout(() => ws.close(1001, 'Wirehook is stopping'), 50);
     });
   });
@@ -128,6 +129,48 @@ describe('wirehook listen: a Wirehook that stops', () => {
       } finally {
         await wirehook.close();
       }
+    }
+  });
+});
+
+describe('wirehook listen: stopped while the local server has not answered', () => {
+  it('cuts the local request short and exits 0 at once, saying the attempt was not answered — not a 200 printed 15 s later', async () => {
+    let requested = false;
+    let cut = false;
+    const local = createServer((req) => {
+      requested = true;
+      req.socket.on('close', () => (cut = true)); // never answered
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const forwardTo = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
+    const body = JSON.stringify({ type: 'invoice.paid', timestamp: '2026-01-01T00:00:00.000Z', data: {} });
+    const wirehook = await scriptedWirehook([{ serve: true, request: { type: 'request', id: 'r1', headers: { 'webhook-id': 'msg_1' }, body } }]);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
+    const stop = new AbortController();
+    try {
+      const exited = listen({
+        apiUrl: wirehook.url,
+        apiKey: 'sk_test_x',
+        forwardTo,
+        events: undefined,
+        consumer: undefined,
+        printJson: false,
+        signal: stop.signal,
+      });
+      await until(() => requested);
+      stop.abort();
+      expect(await exited).toBe(0);
+      await until(() => cut);
+      await until(() => printed.some((line) => line.startsWith('→ stopped')));
+      expect(printed.filter((line) => line.startsWith('→ '))).toEqual([
+        '→ stopped invoice.paid msg_1 (the listener stopped before your server answered (Wirehook records the attempt as failed and retries it))',
+      ]);
+    } finally {
+      log.mockRestore();
+      await wirehook.close();
+      local.closeAllConnections();
+      await new Promise((resolve) => local.close(resolve));
     }
   });
 });

@@ -50,6 +50,8 @@ export function listen(options: ListenOptions): Promise<number> {
     let retryMs = 500;
     /** The reconnect waiting its turn, if any: one at a time, and none after a stop. */
     let reconnect: NodeJS.Timeout | undefined;
+    /** Ends the forwards still waiting for the local server: their answers could no longer go back. */
+    const forwarding = new AbortController();
     const done = (code: number) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -59,6 +61,7 @@ export function listen(options: ListenOptions): Promise<number> {
       if (stopping) return;
       stopping = true;
       clearTimeout(reconnect);
+      forwarding.abort();
       if (socket === null || socket.readyState !== WebSocket.OPEN) return done(0);
       socket.close(1000, 'wirehook listen stopped');
       // The goodbye is answered at once; a Wirehook that went away is not waited for.
@@ -105,8 +108,10 @@ export function listen(options: ListenOptions): Promise<number> {
           retryMs = 500;
           ready(frame, options);
         } else if (frame.type === 'request') {
-          void forward(frame, options).then((answer) => {
-            if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(answer));
+          void forward(frame, options, forwarding.signal).then((answer) => {
+            if (ws.readyState === WebSocket.OPEN) return ws.send(JSON.stringify(answer));
+            // Answered after the connection went (a Ctrl-C, a lost connection): Wirehook never hears it.
+            if (answer.status !== undefined) console.log('  (not recorded: the connection to Wirehook closed first; it retries the delivery)');
           });
         }
       });
@@ -145,8 +150,8 @@ interface Answer {
   error?: string;
 }
 
-/** POSTs one webhook to --forward-to; prints its line; @returns the answer for Wirehook. */
-async function forward(frame: RequestFrame, options: ListenOptions): Promise<Answer> {
+/** POSTs one webhook to --forward-to; prints its line; @returns the answer for Wirehook. `stopped`: the listener stopped (the request is cut short). */
+async function forward(frame: RequestFrame, options: ListenOptions, stopped: AbortSignal): Promise<Answer> {
   const start = performance.now();
   const { eventType, messageId } = described(frame);
   if (options.printJson) console.log(JSON.stringify({ headers: frame.headers, body: parsed(frame.body) }, null, 2));
@@ -157,7 +162,7 @@ async function forward(frame: RequestFrame, options: ListenOptions): Promise<Ans
       headers: frame.headers,
       body: frame.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(LOCAL_TIMEOUT_MS),
+      signal: AbortSignal.any([AbortSignal.timeout(LOCAL_TIMEOUT_MS), stopped]),
     });
     const body = await firstBytes(res, BODY_BYTES);
     const headers: Record<string, string> = {};
@@ -167,6 +172,12 @@ async function forward(frame: RequestFrame, options: ListenOptions): Promise<Ans
     answer = { type: 'response', id: frame.id, status: res.status, headers, body, duration_ms: Math.round(performance.now() - start) };
     console.log(`→ ${res.status} ${eventType} ${messageId} ${answer.duration_ms} ms`);
   } catch (err) {
+    if (stopped.aborted) {
+      // Not the local server's fault, and no answer can go back: said so, not as a timeout.
+      const error = 'stopped: the listener stopped before your server answered (Wirehook records the attempt as failed and retries it)';
+      console.log(`→ stopped ${eventType} ${messageId} (${error.slice('stopped: '.length)})`);
+      return { type: 'response', id: frame.id, error, duration_ms: Math.round(performance.now() - start) };
+    }
     const error = localError(err, options.forwardTo);
     answer = { type: 'response', id: frame.id, error, duration_ms: Math.round(performance.now() - start) };
     console.log(`→ ${error.split(':', 1)[0]} ${eventType} ${messageId} ${answer.duration_ms} ms (${error})`);
