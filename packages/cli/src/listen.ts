@@ -109,7 +109,8 @@ export function listen(options: ListenOptions): Promise<number> {
           ready(frame, options);
         } else if (frame.type === 'request') {
           void forward(frame, options, forwarding.signal).then((answer) => {
-            if (ws.readyState === WebSocket.OPEN) return ws.send(JSON.stringify(answer));
+            // Stopped: nothing goes back (a 'stopped' answer is no attempt of the local server's).
+            if (ws.readyState === WebSocket.OPEN && !forwarding.signal.aborted) return ws.send(JSON.stringify(answer));
             // Answered after the connection went (a Ctrl-C, a lost connection): Wirehook never hears it.
             if (answer.status !== undefined) console.log('  (not recorded: the connection to Wirehook closed first; it retries the delivery)');
           });

@@ -52,6 +52,19 @@ describe('explain_delivery recognises why a receiver refused a webhook', () => {
     expect(ours(text)).toMatch(advice);
   });
 
+  it('an attempt through wirehook listen without an answer is about the CLI and the local server, not firewalls or fixed_ip', () => {
+    const viaListen = failedWith(null, null, "connection: the listener's connection closed before it answered");
+    viaListen.deliveries[0]!.attempts[0]!.via = 'listen';
+    const text = ours(explainDelivery(viaListen));
+    expect(text).toMatch(/wirehook listen.*the CLI had stopped or lost its connection/);
+    expect(text).not.toMatch(/fixed_ip|firewall/);
+    // The same error sent directly keeps the receiver's advice; a listener's local server answering 500 keeps the status's.
+    expect(ours(explainDelivery(failedWith(null, null, 'connection: refused')))).toMatch(/fixed_ip/);
+    const answered = failedWith(500, 'local trouble');
+    answered.deliveries[0]!.attempts[0]!.via = 'listen';
+    expect(ours(explainDelivery(answered))).toMatch(/5xx/);
+  });
+
   it('a bare 401 or 403 still gets the signature advice; an unrelated 500 gets none of the above', () => {
     expect(ours(explainDelivery(failedWith(401, 'Unauthorized')))).toMatch(/webhook-signature/);
     const other = ours(explainDelivery(failedWith(500, 'NullPointerException at Foo.bar')));

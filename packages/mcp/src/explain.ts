@@ -75,6 +75,15 @@ const ADVICE: Record<string, string> = {
   internal: 'An error inside Wirehook; it is retried.',
 };
 
+/**
+ * An attempt through `wirehook listen` that got no answer: the developer's machine, not a
+ * receiver on the internet (fixed_ip and firewalls say nothing of it).
+ */
+const LISTEN_ADVICE =
+  'It was sent through `wirehook listen` (a developer’s machine), which gave no answer: the CLI had stopped or lost its connection, ' +
+  'or the local server it forwards to was not running or did not answer in time (the CLI prints each forward). Run the CLI and the ' +
+  'local server again; a listener endpoint goes 60 s after its CLI stops, and its open deliveries fail then.';
+
 function statusAdvice(status: number): string {
   if (status === 401 || status === 403)
     return (
@@ -141,6 +150,7 @@ export function explainDelivery(message: MessageJson, deliveryId?: string, endpo
     lines.push(`The last attempt (${when}${from}) failed after ${last.duration_ms} ms (${known}${status}; its error is quoted below).`);
     const refusal = receiverRefusal(last.response_head);
     if (refusal !== null) lines.push(refusal);
+    else if (last.via === 'listen' && kind !== 'http_status') lines.push(LISTEN_ADVICE);
     else lines.push(kind === 'http_status' && last.response_status !== null ? statusAdvice(last.response_status) : (ADVICE[kind] ?? ''));
   }
   if (delivery.next_attempt_at !== null) lines.push(`Next attempt: ${new Date(delivery.next_attempt_at).toISOString()}.`);
