@@ -59,6 +59,7 @@ describe('the OpenAPI document', () => {
       'POST /v1/deliveries/{id}/retry messages:retry',
       'GET /v1/consumers logs:read',
       'POST /v1/consumers consumers:write',
+      'GET /v1/consumers/{id} logs:read', // added: a tool holding a con_ id reads the external_id a message names
       'POST /v1/consumers/{id}/portal endpoints:write',
       'GET /v1/endpoints logs:read',
       'POST /v1/endpoints endpoints:write',
