@@ -186,6 +186,11 @@ describe('JSON bodies and headers as senders write them', () => {
         body: { error: 'invalid', message: 'request body must be UTF-8 JSON' },
       });
     }
+    // UTF-16 named in the content type is another charset, its text ASCII or not (it had been decoded and taken).
+    for (const text of ['{"consumer":"hostile","event_type":"u16","payload":{}}', '{"consumer":"hostile","event_type":"u16","payload":{"s":"café"}}']) {
+      const res = await send(Buffer.from(text, 'utf16le'), { 'content-type': 'application/json; charset=utf-16le' });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 422, body: { error: 'invalid', message: 'request body must be UTF-8 JSON' } });
+    }
     const utf8 = await send(Buffer.from('{"consumer":"hostile","event_type":"latin","payload":{"s":"café"}}', 'utf8'));
     expect(utf8.status).toBe(202);
     const { id } = (await utf8.json()) as { id: string };

@@ -8,6 +8,7 @@ import {
   LISTENER_URL_ERROR,
   storedTransformation,
   transformationHash,
+  TRANSFORMED_JSON_DEPTH,
 } from './endpoint-transformation.ts';
 
 const URL_OK = 'https://hooks.example.com/in';
@@ -23,11 +24,13 @@ describe('checkTransformedWebhook', () => {
     expect(ok({ s: '€'.repeat(333_334) })).toMatchObject({ error: expect.stringMatching(/is 1,000,010 bytes of JSON/) });
   });
 
-  it('a payload nested 128 levels deep is sent; 129 is refused, and 100,000 is refused without exhausting the stack', () => {
+  it('a payload nested 256 levels deep is sent (a sender’s 128, wrapped); 257 is refused, and 100,000 without exhausting the stack', () => {
     const nested = (depth: number) => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) as unknown;
-    expect(ok(nested(128))).toMatchObject({ payloadJson: expect.any(String) });
-    const refused = { error: 'transformation: the returned payload must be JSON nested at most 128 levels deep' };
-    expect(ok(nested(129))).toEqual(refused);
+    expect(TRANSFORMED_JSON_DEPTH).toBe(256);
+    expect(ok({ wrapped: nested(128) })).toMatchObject({ payloadJson: expect.any(String) });
+    expect(ok(nested(256))).toMatchObject({ payloadJson: expect.any(String) });
+    const refused = { error: 'transformation: the returned payload must be JSON nested at most 256 levels deep' };
+    expect(ok(nested(257))).toEqual(refused);
     expect(ok(nested(100_000))).toEqual(refused);
   });
 

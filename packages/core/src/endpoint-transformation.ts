@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointUrl } from './endpoint-url.ts';
-import { jsonProblem } from './json-value.ts';
+import { jsonProblem, MAX_JSON_DEPTH } from './json-value.ts';
 import { MAX_PAYLOAD_BYTES } from './limits.ts';
 import type { EndpointTransformation } from './model.ts';
 import { thousands } from './thousands.ts';
@@ -140,8 +140,10 @@ export function checkTransformedWebhook(
   const checked = endpointHeadersInput.safeParse(asStored);
   if (!checked.success) return { error: `transformation: the returned headers are refused: ${issuesOf(checked.error)}` };
   const headers = redacted.size === 0 ? checked.data : Object.fromEntries(Object.entries(result.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  // As a sender's payload is (MAX_JSON_DEPTH), before its text is made: deep enough, that stringify exhausts the stack.
-  const problem = jsonProblem(result.payload);
+  // Before its text is made (deep enough, that stringify exhausts the stack): twice a sender's bound,
+  // so code may wrap a payload nested to it (and one stored before the bound, at most 2,000 deep, is
+  // refused here only past 256). TRANSFORMED_JSON_DEPTH.
+  const problem = jsonProblem(result.payload, TRANSFORMED_JSON_DEPTH);
   if (problem !== undefined) return { error: `transformation: the returned payload ${problem}` };
   const payloadJson = JSON.stringify(result.payload);
   if (payloadJson === undefined) return { error: 'transformation: the returned payload is not JSON' };
@@ -165,6 +167,9 @@ function mapValues(record: Record<string, string>, change: (value: string) => st
 function issuesOf(error: z.ZodError): string {
   return error.issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
+
+/** How deep a transformation's returned payload may nest: twice MAX_JSON_DEPTH (it may wrap a sender's). */
+export const TRANSFORMED_JSON_DEPTH = 2 * MAX_JSON_DEPTH;
 
 /** A listener endpoint's transformation may not move its URL (where `wirehook listen` forwards). */
 export const LISTENER_URL_ERROR = "transformation: a listener endpoint's url cannot be changed (it is where `wirehook listen` forwards)";

@@ -14,7 +14,7 @@ export const MAX_JSON_DEPTH = 128;
  * What is wrong with `value` as JSON data (undefined: nothing) — a walk of its own stack, never
  * the call stack's, however deep the value is.
  */
-export function jsonProblem(value: unknown): string | undefined {
+export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
   const stack: [unknown, number][] = [[value, 1]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [at, depth] = next;
@@ -24,7 +24,7 @@ export function jsonProblem(value: unknown): string | undefined {
       continue;
     }
     if (typeof at !== 'object') return 'is required and must be JSON';
-    if (depth > MAX_JSON_DEPTH) return `must be JSON nested at most ${MAX_JSON_DEPTH} levels deep`;
+    if (depth > maxDepth) return `must be JSON nested at most ${maxDepth} levels deep`;
     const proto = Object.getPrototypeOf(at);
     if (Array.isArray(at)) for (const item of at) stack.push([item, depth + 1]);
     else if (proto === Object.prototype || proto === null) for (const key of Object.keys(at)) stack.push([(at as Record<string, unknown>)[key], depth + 1]);

@@ -168,9 +168,9 @@ export const portalLinkBody = z.strictObject({
       (v) => {
         try {
           const u = new URL(v);
-          // A host of letters, digits and hyphens (IDNs as their xn-- form), an IPv4 or a bracketed
-          // IPv6 address: the URL parser lets `*`, `;`, `,` and quotes through, which the page's
-          // Content-Security-Policy would read as a wildcard (any site could frame it) or a directive of the caller's.
+          // A host of letters, digits and hyphens (IDNs as their xn-- form) or an IPv4 address (ORIGIN_HOST):
+          // the URL parser lets `*`, `;`, `,` and quotes through, which the page's Content-Security-Policy
+          // would read as a wildcard (any site could frame it) or a directive of the caller's.
           return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/$/, '') && ORIGIN_HOST.test(u.hostname);
         } catch {
           return false;

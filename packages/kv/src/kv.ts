@@ -118,3 +118,11 @@ export function assertLog(limit: number, windowMs: number): void {
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new RangeError(`kv: a log's limit must be a positive integer, got ${limit}`);
   assertTtlMs(windowMs);
 }
+
+/**
+ * How far ahead of a caller's time a sliding log's entry must be stamped (or the window, if
+ * longer) to count as made before the clock stepped back: restamped at the caller's time, it holds
+ * the window a minute at most rather than for the step. Nearer entries keep their time — another
+ * dispatcher's, whose clock runs a little ahead.
+ */
+export const STEPPED_BACK_MS = 60_000;

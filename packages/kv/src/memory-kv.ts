@@ -1,5 +1,5 @@
 import type { Clock } from '@wirehook/core';
-import { assertLog, assertTtlMs, type Kv } from './kv.ts';
+import { assertLog, assertTtlMs, type Kv, STEPPED_BACK_MS } from './kv.ts';
 
 /** Options for {@link MemoryKv}. */
 export interface MemoryKvOptions {
@@ -196,8 +196,9 @@ export class MemoryKv implements Kv {
   #admit(key: string, member: string, limit: number, windowMs: number, now: number): number {
     // As RedisKv's script: pruned a window late, counted in the caller's window (and after it).
     const log = this.#prunedLog(key, now - 2 * windowMs);
-    // As RedisKv's script: entries stamped over a window ahead (before a clock stepped back) count as made now.
-    if (log.last > now + windowMs) madeNow(log, now + windowMs, now);
+    // As RedisKv's script: entries stamped over a minute (or the window) ahead, before a clock stepped back, count as made now.
+    const beyond = now + Math.max(windowMs, STEPPED_BACK_MS);
+    if (log.last > beyond) madeNow(log, beyond, now);
     // Fewer entries than the limit are under it whatever their times: no count (the common case,
     // a flight with no adaptive limit in force, whose limit is unbounded). Per send, a count of
     // every send in flight had been a copy and a filter of the whole log (issue 46).

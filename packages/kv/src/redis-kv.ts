@@ -1,7 +1,7 @@
 import { UnavailableError, within } from '@wirehook/core';
 // ioredis is pinned to ^5: OpenTelemetry's ioredis instrumentation supports only < 6.
 import { Redis, ReplyError } from 'ioredis';
-import { assertLog, assertTtlMs, type Kv } from './kv.ts';
+import { assertLog, assertTtlMs, type Kv, STEPPED_BACK_MS } from './kv.ts';
 import { parseRedisUrl } from './redis-url.ts';
 
 /** Options for {@link RedisKv}. */
@@ -63,10 +63,12 @@ return 1
 // once cannot both take the last place. Entries are pruned a whole window late: a call stamped
 // earlier that arrives after one stamped later still counts what lies in its own window (
 // pruning at the caller's own window let 11 into a second of the attempts' times).
-// An entry stamped over a window after the call's \`now\` was stamped before a clock stepped back
-// (NTP, a VM resumed): it counts as made at \`now\` — the window held one window longer at most,
-// not for the length of the step (an hour's step had refused every admit for the hour). Within a
-// window ahead it keeps its time (another dispatcher's, stamped a moment later).
+// An entry stamped over STEPPED_BACK_MS (a minute, or the window if longer) after the call's
+// \`now\` was stamped before a clock stepped back (NTP, a VM resumed): it counts as made at \`now\` —
+// the window held a minute longer at most, not for the length of the step (an hour's step had
+// refused every admit for the hour). Nearer, it keeps its time: another dispatcher's, whose clock is
+// a little ahead (restamped at each lagging call, a second's skew had let the ahead one a whole new
+// limit per call).
 // Both log scripts share this admit (KEYS[1] the log; ARGV member, limit or default, window,
 // now): they set \`limit\` before it and answer \`wait\` after it.
 const ADMIT_LUA = `
@@ -74,7 +76,7 @@ local now = tonumber(ARGV[4])
 local window = tonumber(ARGV[3])
 local wait = 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * window)
-local ahead = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now + window), '+inf')
+local ahead = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (now + math.max(window, ${STEPPED_BACK_MS})), '+inf')
 for i = 1, #ahead do redis.call('ZADD', KEYS[1], now, ahead[i]) end
 if redis.call('ZCOUNT', KEYS[1], '(' .. (now - window), '+inf') < limit then
   redis.call('ZADD', KEYS[1], now, ARGV[1])

@@ -2,7 +2,7 @@
 // It lives in test/, outside src, so production code never loads vitest.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Kv } from '../src/kv.ts';
+import { type Kv, STEPPED_BACK_MS } from '../src/kv.ts';
 import { describeCompareAndSetContract } from './kv-cas-contract.ts';
 
 /** One fresh adapter for one contract test. */
@@ -282,6 +282,23 @@ export function describeKvContract(name: string, open: () => Promise<KvHarness>,
         // One a window ahead or less keeps its time (a dispatcher's stamped a moment later): it holds its own window.
         await kv.logAdmit(key('other'), 'x', 1, window, t0 + window);
         expect(await kv.logAdmit(key('other'), 'y', 1, window, t0)).toBe(2 * window);
+      });
+
+      it(`a dispatcher whose clock runs ahead (under ${STEPPED_BACK_MS / 1000} s) cannot refill the window through another's calls`, async () => {
+        // A window of 1 s, a limit of 3; A's clock 1.5 s ahead of B's.
+        const ahead = t0 + 1_500;
+        for (const n of [0, 1, 2]) expect(await kv.logAdmit(key('skew'), `a${n}`, 3, 1_000, ahead + n)).toBe(0);
+        // B's call counts A's three where they are (refused: they leave B's window when A's time has passed it) ...
+        expect(await kv.logAdmit(key('skew'), 'b', 3, 1_000, t0)).toBe(2_500);
+        // ... and leaves them there: A's next call finds its window still full (restamped at B's time, it had been empty).
+        expect(await kv.logAdmit(key('skew'), 'a3', 3, 1_000, ahead + 10)).toBe(990);
+      });
+
+      it(`an entry ${STEPPED_BACK_MS / 1000} s ahead keeps its time; one a millisecond further counts as made at the call's`, async () => {
+        await kv.logAdmit(key('kept'), 'x', 1, 1_000, t0 + STEPPED_BACK_MS);
+        expect(await kv.logAdmit(key('kept'), 'y', 1, 1_000, t0)).toBe(STEPPED_BACK_MS + 1_000);
+        await kv.logAdmit(key('moved'), 'x', 1, 1_000, t0 + STEPPED_BACK_MS + 1);
+        expect(await kv.logAdmit(key('moved'), 'y', 1, 1_000, t0)).toBe(1_000);
       });
 
       it('logRemove frees a place at once; a missing member is no error', async () => {

@@ -63,6 +63,10 @@ describe('explain_delivery recognises why a receiver refused a webhook', () => {
     const answered = failedWith(500, 'local trouble');
     answered.deliveries[0]!.attempts[0]!.via = 'listen';
     expect(ours(explainDelivery(answered))).toMatch(/5xx/);
+    // A listener endpoint's transformation error keeps the transformation's advice.
+    const transformed = failedWith(null, null, 'transformation: line 1, column 5: x is not defined');
+    transformed.deliveries[0]!.attempts[0]!.via = 'listen';
+    expect(ours(explainDelivery(transformed))).toMatch(/transformation failed/);
   });
 
   it('a bare 401 or 403 still gets the signature advice; an unrelated 500 gets none of the above', () => {

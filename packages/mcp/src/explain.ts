@@ -150,7 +150,7 @@ export function explainDelivery(message: MessageJson, deliveryId?: string, endpo
     lines.push(`The last attempt (${when}${from}) failed after ${last.duration_ms} ms (${known}${status}; its error is quoted below).`);
     const refusal = receiverRefusal(last.response_head);
     if (refusal !== null) lines.push(refusal);
-    else if (last.via === 'listen' && kind !== 'http_status') lines.push(LISTEN_ADVICE);
+    else if (last.via === 'listen' && (kind === 'connection' || kind === 'timeout')) lines.push(LISTEN_ADVICE);
     else lines.push(kind === 'http_status' && last.response_status !== null ? statusAdvice(last.response_status) : (ADVICE[kind] ?? ''));
   }
   if (delivery.next_attempt_at !== null) lines.push(`Next attempt: ${new Date(delivery.next_attempt_at).toISOString()}.`);

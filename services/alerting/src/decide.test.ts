@@ -46,8 +46,12 @@ describe('pendingRetriesDue', () => {
     expect(pendingRetriesDue(101, 100, '2026-05-12', T0 + 59 * MINUTE)).toBe(false);
     expect(pendingRetriesDue(101, 100, '2026-05-12', T0 + 60 * MINUTE)).toBe(true);
   });
-  it('told on a later day (the clock stepped back across midnight since): that notice stands, none again', () => {
+  it('told on the next day (the clock stepped back across midnight since): that notice stands, none again', () => {
     expect(pendingRetriesDue(101, 100, '2026-05-13', T0 + 59 * MINUTE)).toBe(false);
+  });
+  it('told two days or a year ahead (a clock that ran wrong, since corrected): stale, told again — not muted until then', () => {
+    expect(pendingRetriesDue(101, 100, '2026-05-14', T0 + 59 * MINUTE)).toBe(true);
+    expect(pendingRetriesDue(101, 100, '2027-05-12', T0 + 59 * MINUTE)).toBe(true);
   });
 });
 
@@ -164,6 +168,11 @@ describe('decideOrg', () => {
     const decided = decideOrg(input({ periodic: { retrying: [], used: 9_000 }, state: later }));
     expect(decided.notices).toEqual([]);
     expect(decided.state.usage).toEqual(later.usage);
+    // A year ahead (a clock that ran wrong, since corrected): stale, this month's notices told.
+    const yearAhead = { ...emptyState(), usage: { month: '2027-05', sent: ['target:80', 'owner:80'] } };
+    const told = decideOrg(input({ periodic: { retrying: [], used: 9_000 }, state: yearAhead }));
+    expect(told.notices.map((n) => n.to)).toEqual([{ env: 'live' }, 'owner']);
+    expect(told.state.usage).toEqual({ month: '2026-05', sent: ['target:80', 'owner:80'] });
     // Its own month's record counts as ever: the 100 % share, not yet told, is.
     const same = { ...emptyState(), usage: { month: '2026-05', sent: ['target:80', 'owner:80'] } };
     expect(decideOrg(input({ periodic: { retrying: [], used: 10_000 }, state: same })).notices.map((n) => n.to)).toEqual(['owner']);

@@ -26,11 +26,31 @@ export function pendingRetriesDue(count: number, threshold: number, lastDay: str
 
 /**
  * Whether a daily notice last told on `lastDay` (`YYYY-MM-DD`, UTC) counts as told on `now`'s day:
- * that day, or a later one — the clock stepped back across midnight since, and that day's notice
- * stands for this one (not sent twice).
+ * that day, or the next — the clock stepped back across midnight since, and that day's notice
+ * stands for this one (not sent twice). Further ahead it was told by a clock that ran wrong (a host
+ * booted a year ahead, then corrected): stale, or the notice would be muted until then.
  */
 export function toldToday(lastDay: string | undefined, now: number): boolean {
-  return lastDay !== undefined && lastDay >= utcDay(now);
+  if (lastDay === undefined) return false;
+  const today = utcDay(now);
+  return lastDay === today || lastDay === utcDay(now + DAY_MS);
+}
+
+/**
+ * Whether usage notices recorded for `recorded` (`YYYY-MM`) stand for `now`'s month: the same, or
+ * the next (the clock stepped back across a month's end since). Further ahead: stale, as above.
+ */
+export function usageRecordStands(recorded: string, now: number): boolean {
+  const month = utcMonth(now);
+  return recorded === month || recorded === nextMonthOf(month);
+}
+
+const DAY_MS = 86_400_000;
+
+/** The month after `month` (`YYYY-MM`). */
+function nextMonthOf(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return utcMonth(Date.UTC(year, m, 1));
 }
 
 /** Spec: "when this month's sends reach" the share of the plan's limit — as many or more. */
@@ -111,8 +131,8 @@ export function decideOrg(input: OrgInput): { state: AlertState; notices: Decide
     }
     const used = input.periodic.used;
     const month = utcMonth(now);
-    // A later month's record (the clock stepped back across a month's end since): its notices stand, none told again.
-    if (used !== null && !(state.usage !== undefined && state.usage.month > month)) {
+    // Next month's record (the clock stepped back across a month's end since): its notices stand, none told again.
+    if (used !== null && !(state.usage !== undefined && state.usage.month !== month && usageRecordStands(state.usage.month, now))) {
       const limit = input.org ? PLANS[input.org.plan].monthlyMessages : 0;
       const sent = state.usage?.month === month ? state.usage.sent : [];
       const add: string[] = [];

@@ -87,8 +87,10 @@ const jsonBody = express.json({
   limit: MAX_BODY_BYTES,
   type: () => true,
   strict: false,
-  verify: (_req, _res, bytes) => {
-    if (!isUtf8(bytes)) throw Object.assign(new Error('request body is not UTF-8'), { type: 'charset.unsupported' });
+  // `encoding`: the charset the content type names (UTF-8 when it names none). Another one (UTF-16
+  // had been decoded and taken) is refused as bytes that are not UTF-8 are: one rule, RFC 8259's.
+  verify: (_req, _res, bytes, encoding) => {
+    if (encoding !== 'utf-8' || !isUtf8(bytes)) throw Object.assign(new Error('request body is not UTF-8'), { type: 'charset.unsupported' });
   },
 });
 
