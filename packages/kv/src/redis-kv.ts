@@ -64,13 +64,13 @@ return 1
 // earlier that arrives after one stamped later still counts what lies in its own window (
 // pruning at the caller's own window let 11 into a second of the attempts' times).
 // An entry stamped over STEPPED_BACK_MS (a minute, or the window if longer) after the call's
-// \`now\` was stamped before a clock stepped back (NTP, a VM resumed): it counts as made at \`now\` —
+// `now` was stamped before a clock stepped back (NTP, a VM resumed): it counts as made at `now` —
 // the window held a minute longer at most, not for the length of the step (an hour's step had
 // refused every admit for the hour). Nearer, it keeps its time: another dispatcher's, whose clock is
 // a little ahead (restamped at each lagging call, a second's skew had let the ahead one a whole new
 // limit per call).
 // Both log scripts share this admit (KEYS[1] the log; ARGV member, limit or default, window,
-// now): they set \`limit\` before it and answer \`wait\` after it.
+// now): they set `limit` before it and answer `wait` after it.
 const ADMIT_LUA = `
 local now = tonumber(ARGV[4])
 local window = tonumber(ARGV[3])
