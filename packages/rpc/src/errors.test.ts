@@ -12,7 +12,7 @@ import {
   WirehookError,
 } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
-import { carriedError, ERROR_METADATA_KEY, errorOfCarried, fromServiceError, RpcError, toStatus } from './errors.ts';
+import { carriedError, ERROR_METADATA_KEY, errorOfCarried, fromServiceError, RETRY_SAFELY, RpcError, toStatus } from './errors.ts';
 
 const PATH = '/wirehook.intake.v1.MessageIntake/Send';
 
@@ -68,7 +68,7 @@ describe('Wirehook errors over gRPC', () => {
     });
     expect(fromServiceError(bare(status.DEADLINE_EXCEEDED, 'Deadline exceeded'), PATH, 'MessageIntake', 250)).toMatchObject({
       code: 'unavailable',
-      message: 'MessageIntake did not answer within 250 ms; try again',
+      message: `MessageIntake did not answer within 250 ms; it may still have done it: ${RETRY_SAFELY}`,
     });
     // grpc-js's own "message larger than max" must not become a 429 or 402.
     const tooBig = fromServiceError(bare(status.RESOURCE_EXHAUSTED, 'Received message larger than max'), PATH, 'MessageIntake', 5_000);

@@ -60,6 +60,9 @@ export function toStatus(err: unknown): Partial<StatusObject> {
   return { code: GRPC_STATUS[err.code], details: err.message, metadata };
 }
 
+/** What a caller of a call that ended in doubt may do: a send keyed again is not written twice. */
+export const RETRY_SAFELY = 'try again (a message sent again with the same Idempotency-Key is not sent twice)';
+
 /**
  * What a client throws for a failed call: the WirehookError the server threw (same subclass,
  * code and message); for UNAVAILABLE or DEADLINE_EXCEEDED without one, an UnavailableError
@@ -71,7 +74,8 @@ export function fromServiceError(err: ServiceError, path: string, service: strin
   const carried = readWirehookError(err.metadata);
   if (carried) return carried;
   if (err.code === status.DEADLINE_EXCEEDED) {
-    return new UnavailableError(`${service} did not answer within ${deadlineMs} ms; try again`, { cause: err });
+    // Begun in time, it may still have been done: the retry is safe for a send with the same Idempotency-Key.
+    return new UnavailableError(`${service} did not answer within ${deadlineMs} ms; it may still have done it: ${RETRY_SAFELY}`, { cause: err });
   }
   if (err.code === status.UNAVAILABLE) {
     return new UnavailableError(`${service} is unavailable; try again`, { cause: err });

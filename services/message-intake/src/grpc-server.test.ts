@@ -19,10 +19,22 @@ import {
   type Tenant,
 } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
-import { checkHealth, createClient, grpcMetrics, IntakeGrpcClient, intakev1, RpcError, sendInputToProto, type GrpcServerHandle } from '@wirehook/rpc';
+import {
+  checkHealth,
+  createClient,
+  grpcMetrics,
+  IntakeGrpcClient,
+  intakev1,
+  RETRY_SAFELY,
+  RpcError,
+  sendInputToProto,
+  tenantToProto,
+  type GrpcServerHandle,
+} from '@wirehook/rpc';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { answerWithinMs, startIntakeGrpcServer } from './grpc-server.ts';
+import { answerWithinMs } from '@wirehook/rpc';
+import { intakeHandlers, startIntakeGrpcServer } from './grpc-server.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const orgId = 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId;
@@ -147,7 +159,9 @@ describe('MessageIntake over gRPC (IntakeGrpcClient â†’ startIntakeGrpcServer â†
       const caught = await hasty.releaseHeld(tenant, endpointId).catch((err: unknown) => err);
       const elapsed = performance.now() - started;
       expect(caught).toBeInstanceOf(UnavailableError);
-      expect(caught).toMatchObject({ message: 'MessageIntake did not answer within 200 ms; try again' });
+      expect(caught).toMatchObject({
+        message: `MessageIntake did not answer within 200 ms; it may still have done it: ${RETRY_SAFELY}`,
+      });
       expect(elapsed).toBeGreaterThanOrEqual(150);
       expect(elapsed).toBeLessThan(2_000);
     } finally {
@@ -377,5 +391,30 @@ describe('SendBatch: the sends of one turn of the event loop in one call', () =>
     } finally {
       old.close();
     }
+  });
+});
+
+describe('a call read after its deadline (this process stalled: its caller has already answered 503)', () => {
+  const late = { getDeadline: () => Date.now() - 1 } as never;
+  const justInTime = { getDeadline: () => Date.now() + 5_000 } as never;
+  const TOO_LATE = 'MessageIntake received this call after its deadline (the caller had given up); nothing was done: try again';
+
+  it('is not begun: a send, a batch, a retry and a release answer unavailable and the intake is not called', async () => {
+    const intake = fakeIntake();
+    const handlers = intakeHandlers(intake, undefined);
+    const request = sendInputToProto({ tenant, org, body: { consumer: 'acme', event_type: 'a.b', payload: {} }, idempotencyKey: null });
+    await expect(handlers.send(request as never, late)).rejects.toMatchObject({ code: 'unavailable', message: TOO_LATE });
+    const batch = await handlers.sendBatch({ sends: [{ send: request }, { send: request }] } as never, late);
+    expect(batch).toMatchObject({
+      outcomes: [{ outcome: { case: 'error', value: { code: 'unavailable', message: TOO_LATE } } }, { outcome: { case: 'error' } }],
+    });
+    await expect(handlers.retryDelivery({ tenant: { orgId, env: 'live' }, deliveryId } as never, late)).rejects.toMatchObject({ message: TOO_LATE });
+    await expect(handlers.releaseHeld({ tenant: { orgId, env: 'live' }, endpointId } as never, late)).rejects.toMatchObject({ message: TOO_LATE });
+    expect(intake.send).not.toHaveBeenCalled();
+    expect(intake.retryDelivery).not.toHaveBeenCalled();
+    expect(intake.releaseHeld).not.toHaveBeenCalled();
+    // Read in time, it is done.
+    intake.releaseHeld.mockResolvedValue(3);
+    expect(await handlers.releaseHeld({ tenant: tenantToProto(tenant), endpointId } as never, justInTime)).toEqual({ released: 3 });
   });
 });

@@ -2,8 +2,11 @@ import { UnavailableError, within, type DeliveryId, type EndpointId, type Intake
 import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
+  answerWithinMs,
   bindService,
   grpcMetrics,
+  notYetLate,
+  tooLate,
   deliveryToProto,
   intakev1,
   loggedWhereThrown,
@@ -49,20 +52,15 @@ export function startIntakeGrpcServer(options: IntakeGrpcServerOptions): Promise
 }
 
 const SEND_BATCH = methodPath(intakev1.MessageIntake.method.sendBatch);
+const SERVICE = 'MessageIntake';
 const LATE_SEND = 'MessageIntake did not finish this send before the call’s deadline; try again';
-/** How long before a call's deadline its answer leaves, at most: time for it to reach the caller. */
-const ANSWER_MARGIN_MS = 250;
-
-/** How long a batch's sends may run: until its deadline less a margin (a quarter of the time left, ANSWER_MARGIN_MS at most). */
-export function answerWithinMs(deadline: Date | number, now: number): number {
-  const left = (deadline instanceof Date ? deadline.getTime() : deadline) - now;
-  if (!Number.isFinite(left)) return 2 ** 31 - 1; // no deadline: setTimeout's longest
-  return Math.max(0, Math.floor(left - Math.min(ANSWER_MARGIN_MS, left / 4)));
-}
-
-function intakeHandlers(intake: IntakePort, logger: Logger | undefined): ServiceImpl<typeof intakev1.MessageIntake> {
+/** The MessageIntake service's calls (exported for their tests). */
+export function intakeHandlers(intake: IntakePort, logger: Logger | undefined): ServiceImpl<typeof intakev1.MessageIntake> {
   return {
-    send: async (request) => sendResultToProto(await intake.send(sendInputFromProto(request))),
+    send: async (request, call) => {
+      notYetLate(call, SERVICE);
+      return sendResultToProto(await intake.send(sendInputFromProto(request)));
+    },
     // Each send on its own, all at once (they share the store's next group commit), each
     // answered with its result or its error: one send's failure is not another's. A send still
     // running shortly before the call's deadline is answered unavailable, so that one slow send
@@ -70,6 +68,8 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
     // may still be written (the sender's Idempotency-Key makes the retry safe).
     sendBatch: async ({ sends }, call) => {
       const runMs = answerWithinMs(call.getDeadline(), Date.now());
+      // Read after its deadline: none begun (see notYetLate), each answered so.
+      if (runMs === 0) return { outcomes: sends.map(() => sendOutcomeToProto({ status: 'rejected', reason: tooLate(SERVICE) })) };
       const settled = await Promise.allSettled(
         sends.map(({ send, traceContext }) =>
           within(
@@ -87,11 +87,13 @@ function intakeHandlers(intake: IntakePort, logger: Logger | undefined): Service
       }
       return { outcomes: settled.map(sendOutcomeToProto) };
     },
-    retryDelivery: async ({ tenant, deliveryId }) => ({
-      delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)),
-    }),
-    releaseHeld: async ({ tenant, endpointId }) => ({
-      released: await intake.releaseHeld(tenantFromProto(tenant), endpointId as EndpointId),
-    }),
+    retryDelivery: async ({ tenant, deliveryId }, call) => {
+      notYetLate(call, SERVICE);
+      return { delivery: deliveryToProto(await intake.retryDelivery(tenantFromProto(tenant), deliveryId as DeliveryId)) };
+    },
+    releaseHeld: async ({ tenant, endpointId }, call) => {
+      notYetLate(call, SERVICE);
+      return { released: await intake.releaseHeld(tenantFromProto(tenant), endpointId as EndpointId) };
+    },
   };
 }

@@ -5,8 +5,8 @@
 import { ConflictError, InvalidError, NotFoundError, type EndpointId, type RecoveryId, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { checkHealth, RecoveryGrpcClient, RpcError, type GrpcServerHandle } from '@wirehook/rpc';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecoveryGrpcServer } from './grpc-server.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recoveryHandlers, startRecoveryGrpcServer } from './grpc-server.ts';
 import { RecoveryService } from './recovery-service.ts';
 import { RecoveryScene } from './testing/recovery-scene.ts';
 
@@ -103,5 +103,18 @@ describe('RecoveryService over gRPC', () => {
     const address = `127.0.0.1:${server.port}`;
     await expect(checkHealth(address)).resolves.toBe('SERVING');
     await expect(checkHealth(address, { service: 'wirehook.recovery.v1.RecoveryService' })).resolves.toBe('SERVING');
+  });
+});
+
+describe('a start read after its deadline (this process stalled: its caller has already answered 503)', () => {
+  it('is not begun: unavailable, and no recovery started', async () => {
+    const start = vi.fn();
+    const handlers = recoveryHandlers({ start, get: vi.fn() } as never);
+    const late = { getDeadline: () => Date.now() - 1 } as never;
+    await expect(handlers.start({ tenant: { orgId: 'org_1', env: 'live' }, endpointId: 'ep_1', since: 0n } as never, late)).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'RecoveryService received this call after its deadline (the caller had given up); nothing was done: try again',
+    });
+    expect(start).not.toHaveBeenCalled();
   });
 });

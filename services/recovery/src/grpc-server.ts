@@ -3,6 +3,7 @@ import type { Logger } from '@wirehook/platform';
 import type { Registry } from 'prom-client';
 import {
   bindService,
+  notYetLate,
   grpcMetrics,
   recoveryToProto,
   recoveryv1,
@@ -24,21 +25,26 @@ export function startRecoveryGrpcServer(options: {
   registry?: Registry;
 }): Promise<GrpcServerHandle> {
   const { recovery, address, logger, authToken } = options;
-  const handlers: ServiceImpl<typeof recoveryv1.RecoveryService> = {
-    start: async ({ tenant, endpointId, since }) => ({
-      recovery: recoveryToProto(await recovery.start(tenantFromProto(tenant), endpointId as EndpointId, Number(since))),
-    }),
-    get: async ({ tenant, endpointId, recoveryId }) => {
-      const found = await recovery.get(tenantFromProto(tenant), endpointId as EndpointId, recoveryId as RecoveryId);
-      return found === null ? {} : { recovery: recoveryToProto(found) };
-    },
-  };
   return startGrpcServer({
     address,
-    services: [bindService(recoveryv1.RecoveryService, handlers)],
+    services: [bindService(recoveryv1.RecoveryService, recoveryHandlers(recovery))],
     onError: (err, path) => logger?.error({ err, path }, 'gRPC call failed'),
     authToken,
     onUnauthenticated: (path, peer) => logger?.warn({ path, peer }, 'refused a gRPC call without the INTERNAL_AUTH_TOKEN'),
     ...(options.registry ? { metrics: grpcMetrics(options.registry) } : {}),
   });
+}
+
+/** The RecoveryService's calls: a start read after its deadline is not begun (its caller has answered 503). */
+export function recoveryHandlers(recovery: RecoveryPort): ServiceImpl<typeof recoveryv1.RecoveryService> {
+  return {
+    start: async ({ tenant, endpointId, since }, call) => {
+      notYetLate(call, 'RecoveryService');
+      return { recovery: recoveryToProto(await recovery.start(tenantFromProto(tenant), endpointId as EndpointId, Number(since))) };
+    },
+    get: async ({ tenant, endpointId, recoveryId }) => {
+      const found = await recovery.get(tenantFromProto(tenant), endpointId as EndpointId, recoveryId as RecoveryId);
+      return found === null ? {} : { recovery: recoveryToProto(found) };
+    },
+  };
 }
