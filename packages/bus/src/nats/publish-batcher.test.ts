@@ -132,11 +132,18 @@ describe('PublishBatcher', () => {
   });
 
   it('gives up a publish that waited past its time without sending it', async () => {
-    const { sends, batcher } = await full(50);
+    // The time passes by the clock, not by sleeping: a 50 ms timeout and a 100 ms sleep had failed under a loaded CI,
+    // the in-flight publishes themselves expiring before their sends went out.
+    const { sends, batcher } = await full(60_000);
     const waiting = batcher.add(bytes('late'), {});
-    await sleep(100);
-    sends[0]!.ok();
-    await expect(waiting).rejects.toThrow('could not publish to wirehook.dispatch: no acknowledgement from NATS JetStream within 50 ms');
+    await turn();
+    const past = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 60_001);
+    try {
+      sends[0]!.ok();
+      await expect(waiting).rejects.toThrow('could not publish to wirehook.dispatch: no acknowledgement from NATS JetStream within 60000 ms');
+    } finally {
+      past.mockRestore();
+    }
     await turn();
     expect(sends).toHaveLength(MAX_IN_FLIGHT);
   });
