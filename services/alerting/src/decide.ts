@@ -1,4 +1,4 @@
-import { OWNER_USAGE_THRESHOLDS, PLANS, utcDay, utcMonth, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
+import { monthStart, OWNER_USAGE_THRESHOLDS, PLANS, utcDay, utcMonth, type AlertConditions, type Environment, type OrgId, type PlanName } from '@wirehook/core';
 import type { AlertEvent, AlertState, NoticeEndpoint } from '@wirehook/store';
 import { flush, onFailure } from './failure-throttle.ts';
 import { noticeContent, pendingRetriesContent, usageContent, type NoticeContent } from './notice-content.ts';
@@ -41,17 +41,10 @@ export function toldToday(lastDay: string | undefined, now: number): boolean {
  * the next (the clock stepped back across a month's end since). Further ahead: stale, as above.
  */
 export function usageRecordStands(recorded: string, now: number): boolean {
-  const month = utcMonth(now);
-  return recorded === month || recorded === nextMonthOf(month);
+  return recorded === utcMonth(now) || recorded === utcMonth(monthStart(now, -1));
 }
 
 const DAY_MS = 86_400_000;
-
-/** The month after `month` (`YYYY-MM`). */
-function nextMonthOf(month: string): string {
-  const [year, m] = month.split('-').map(Number) as [number, number];
-  return utcMonth(Date.UTC(year, m, 1));
-}
 
 /** Spec: "when this month's sends reach" the share of the plan's limit — as many or more. */
 export function usageReached(used: number, limit: number, share: number): boolean {
