@@ -107,6 +107,8 @@ export const PORTAL_LINK_TTL_MS = 15 * 60 * 1000;
  * link"): an hour, as MongoDB's TTL index keeps it (`portal_tokens_ttl`); retention removes older ones.
  */
 export const PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS = 60 * 60 * 1000;
+// Changed, MongoDB's TTL index would no longer match its definition (every start: IndexOptionsConflict):
+// a new value needs a collMod of portal_tokens_ttl's expireAfterSeconds in the release's migration.
 
 /** Requests a minute one portal link's consumer may make (its own budget, apart from the sender's). */
 export const PORTAL_REQUESTS_PER_MINUTE = 300;
