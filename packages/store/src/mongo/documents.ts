@@ -353,7 +353,7 @@ export interface MetaDoc {
   /** `_id: 'backlog'`: the take of the count's lease it came from (backlog-read.ts). */
   seq?: number;
   /** `_id: 'schema'`: an upgrade under way, its layouts and each batched step's last _id done (layout-upgrade.ts, UpgradeProgress). */
-  upgrade?: { from: number; to: number; after: Record<string, string> };
+  upgrade?: { from: number; to: number; holder?: string; after: Record<string, string> };
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

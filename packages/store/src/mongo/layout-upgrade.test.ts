@@ -23,12 +23,23 @@ function database(
     /** A layout-2 database's deliveries (ids `dl_000001`…), brought up to date in batches by _id range; told of each batch's update. */
     deliveries?: number;
     onDeliveriesBatch?: (n: number) => void;
-    /** A layout-2 database's endpoints (ids `ep_000001`…): those whose number `inactive` says are paused; told of each hold. */
-    statuses?: { endpoints: number; inactive: (n: number) => boolean; onHold?: (id: string) => void; answered?: Promise<void> };
+    /**
+     * A layout-2 database's endpoints (ids `ep_000001`…): those whose number `inactive` says are paused, each with open
+     * deliveries created at the times `open` gives (in order; one at 1 unless it says); told of each range held.
+     */
+    statuses?: {
+      endpoints: number;
+      inactive: (n: number) => boolean;
+      open?: (id: string) => number[];
+      onHold?: (id: string) => void;
+      answered?: Promise<void>;
+    };
     /** The layout document's `upgrade` record (kept across upgrades of the same stand-in). */
     progress?: { upgrade: MetaDoc['upgrade'] | null };
     /** Another process writes the version after this one's `n`th record of a batch (its lease ran out meanwhile). */
     upgradedAfterRecords?: number;
+    /** Another process takes the upgrade over after this one's `n`th record, and records it as its own. */
+    takenOverAfterRecords?: number;
     /** The lease's take never answered (a primary being elected: the driver looks for one for 30 s); told as it is sent. */
     onTakeUnanswered?: () => void;
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
@@ -40,9 +51,14 @@ function database(
 ) {
   const writes: string[] = [];
   const progress = options.progress ?? { upgrade: null };
-  /** Each deliveries batch's update, as its _id range; each endpoint held, by id. */
+  /** Each deliveries batch's update, as its _id range; each range of an endpoint's deliveries held, by the endpoint's id and as the range. */
   const batches: string[] = [];
   const held: string[] = [];
+  const holdRanges: string[] = [];
+  let holdIndexBuilt = false;
+  const openOf = (id: string) => options.statuses?.open?.(id) ?? [1];
+  /** The hold's walk and its ranges: the open deliveries of one endpoint along deliveries_endpoint_open_created, or the stand-in refuses them. */
+  const HOLD_KEY = '{"orgId":1,"env":1,"endpointId":1,"createdAt":1}';
   const numbered = (prefix: string, n: number) => `${prefix}${String(n).padStart(6, '0')}`;
   /** The upgrade's writes wait for a majority, 30 s at most (plans/upgrade.ts), or the stand-in refuses them. */
   const byMajority = (o: { writeConcern?: unknown } | undefined) => {
@@ -50,6 +66,7 @@ function database(
   };
   let unconfirmed = options.unconfirmed ?? 0;
   let records = 0;
+  let stored = 0;
   /** The upgrade's walks go by _id, as their plans say (the hint and the order), or the stand-in refuses them. */
   const byId = (o: { hint?: unknown; sort?: unknown }) => {
     if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
@@ -96,12 +113,21 @@ function database(
           options.onProgressUnanswered();
           return new Promise<never>(() => {});
         }
-        const belowVersion = JSON.stringify(filter) === `{"_id":"schema","version":{"$not":{"$gte":${SCHEMA_VERSION}}}}`;
-        if (update.$set?.upgrade !== undefined && belowVersion && records++ >= (options.upgradedAfterRecords ?? Number.POSITIVE_INFINITY)) {
+        const { _id, version, 'upgrade.holder': holder, ...rest } = filter as { _id: string; version?: unknown; 'upgrade.holder'?: string };
+        const belowVersion = _id === 'schema' && JSON.stringify(version) === `{"$not":{"$gte":${SCHEMA_VERSION}}}` && Object.keys(rest).length === 0;
+        // A record over another holder's (one that took the upgrade over) matches nothing, as one after the version.
+        const othersRecord = holder !== undefined && progress.upgrade?.holder !== holder;
+        if (update.$set?.upgrade !== undefined && belowVersion && (othersRecord || records++ >= (options.upgradedAfterRecords ?? Number.POSITIVE_INFINITY))) {
           // The record's filter (the layout below the version) matches nothing: its upsert meets the document's _id.
+          writes.push('record refused');
           throw new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: wirehook.meta index: _id_ dup key: { _id: "schema" }' });
         }
-        if (update.$set?.upgrade !== undefined) return void (progress.upgrade = update.$set.upgrade);
+        if (update.$set?.upgrade !== undefined) {
+          progress.upgrade = update.$set.upgrade;
+          // Another process takes the upgrade over (this one's lease ran out) and records it as its own.
+          if (++stored === options.takenOverAfterRecords) progress.upgrade = { ...progress.upgrade, holder: 'another process' };
+          return;
+        }
         if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
         if (options.versionWrite) throw options.versionWrite;
         writes.push(`version ${update.$max?.version}`);
@@ -117,11 +143,28 @@ function database(
           return { ...none, ...walk('ep_', statuses.endpoints, (n) => ({ status: statuses.inactive(n) ? 'paused' : 'active', orgId: 'org_1', env: 'live' })) };
         }
         if (name !== 'deliveries') return none;
+        const deliveries = walk('dl_', options.deliveries ?? 0);
         return {
           ...none,
-          ...walk('dl_', options.deliveries ?? 0),
+          createIndexes: async (indexes: { name: string; key: object }[]) => {
+            if (JSON.stringify(indexes.map((i) => [i.name, i.key])) !== `[["deliveries_endpoint_open_created",${HOLD_KEY}]]`)
+              throw new Error('not the hold’s index');
+            holdIndexBuilt = true;
+          },
+          find: (
+            filter: { endpointId?: string; status?: unknown; createdAt?: { $gt?: number } },
+            o: { hint?: unknown; sort?: unknown; projection?: unknown },
+          ) => {
+            if (filter.endpointId === undefined) return deliveries.find(filter as never, o);
+            if (!holdIndexBuilt) throw new Error('hint provided does not correspond to an existing index');
+            const shape = [o.hint, o.sort, o.projection, filter.status].map((x) => JSON.stringify(x)).join(' ');
+            if (shape !== `${HOLD_KEY} {"createdAt":1} {"_id":0,"createdAt":1} {"$in":["pending","retrying"]}`) throw new Error(`not a hold's page: ${shape}`);
+            const past = filter.createdAt?.$gt ?? Number.NEGATIVE_INFINITY;
+            const page = openOf(filter.endpointId).filter((at) => at > past);
+            return { limit: (limit: number) => ({ toArray: async () => page.slice(0, limit).map((createdAt) => ({ createdAt })) }) };
+          },
           updateMany: async (
-            filter: { endpointId?: string; status?: unknown; held?: unknown; _id?: { $gt?: string; $lte: string } },
+            filter: { endpointId?: string; status?: unknown; held?: unknown; _id?: { $gt?: string; $lte: string }; createdAt?: { $gt?: number; $lte: number } },
             _update: unknown,
             o?: { writeConcern?: unknown; hint?: unknown },
           ) => {
@@ -129,7 +172,7 @@ function database(
             // Open deliveries alone (the batch's step, the hold's), a hold by its endpoint's index and only where `held` is missing.
             if (JSON.stringify(filter.status) !== '{"$in":["pending","retrying"]}') throw new Error(`not the open deliveries: ${JSON.stringify(filter)}`);
             const holdShape =
-              JSON.stringify(o?.hint) === '{"orgId":1,"env":1,"endpointId":1,"status":1}' && JSON.stringify(filter.held) === '{"$exists":false}';
+              JSON.stringify(o?.hint) === HOLD_KEY && JSON.stringify(filter.held) === '{"$exists":false}' && filter.createdAt?.$lte !== undefined;
             if (filter.endpointId !== undefined && !holdShape) throw new Error(`not a hold of the deliveries without held: ${JSON.stringify({ filter, o })}`);
             if (filter.endpointId === undefined && options.onBatchUnanswered !== undefined) {
               options.onBatchUnanswered();
@@ -139,8 +182,9 @@ function database(
               writes.push('batch not confirmed');
               throw new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
             }
-            if (filter.endpointId !== undefined) {
+            if (filter.endpointId !== undefined && filter.createdAt !== undefined) {
               held.push(filter.endpointId);
+              holdRanges.push(`${filter.endpointId}: ${filter.createdAt.$gt ?? '…'} < createdAt ≤ ${filter.createdAt.$lte}`);
               options.statuses?.onHold?.(filter.endpointId);
               await options.statuses?.answered;
               return { modifiedCount: 0 };
@@ -197,7 +241,7 @@ function database(
       },
     },
   };
-  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, progress };
+  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, holdRanges, progress };
 }
 
 const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
@@ -332,7 +376,7 @@ describe('upgradeLayout', () => {
     expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
   });
 
-  it('a layout-2 upgrade after a stop holds the open deliveries of the paused endpoints past the last page of 1,000 endpoints done', async () => {
+  it('a layout-2 upgrade after a stop holds the open deliveries of the paused endpoints past the last one whose hold ended', async () => {
     const stop = new AbortController();
     const progress = { upgrade: null };
     // 2,500 endpoints, every tenth paused; the stop comes as the second page holds ep_001510's deliveries.
@@ -342,14 +386,45 @@ describe('upgradeLayout', () => {
     await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(first.held).toHaveLength(151);
     expect(first.held.at(-1)).toBe('ep_001510');
-    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, after: { endpoints: 'ep_001000' } });
+    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, holder: expect.any(String), after: { endpoints: 'ep_001000', holding: 'ep_001500@all' } });
 
     const next = database([2], { statuses: { endpoints: 2_500, inactive }, progress });
     await upgrade(next.conn);
-    // The second page again (its holds change nothing the second time), then the third.
-    expect(next.held[0]).toBe('ep_001010');
-    expect(next.held).toHaveLength(150);
+    // The second page from the endpoint whose hold was cut short (those before it not read again), then the third.
+    expect(next.held[0]).toBe('ep_001510');
+    expect(next.held).toHaveLength(100);
     expect(next.writes.slice(-3)).toEqual([`version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a paused endpoint with 25,000 open deliveries is held 10,000 a range oldest first, each range recorded; one with none writes nothing', async () => {
+    const open = (id: string) => (id === 'ep_000002' ? Array.from({ length: 25_000 }, (_, i) => 1_000 + i) : []);
+    const db = database([2], { statuses: { endpoints: 3, inactive: () => true, open } });
+    await upgrade(db.conn);
+    expect(db.holdRanges).toEqual(['ep_000002: … < createdAt ≤ 10999', 'ep_000002: 10999 < createdAt ≤ 20999', 'ep_000002: 20999 < createdAt ≤ 25999']);
+  });
+
+  it('a page that ends within a millisecond holds that millisecond whole, and the next page begins past it', async () => {
+    // 12,000 deliveries created in one millisecond, then 3 more: a page of 10,000 cannot get past the millisecond by itself.
+    const open = () => [...Array.from({ length: 12_000 }, () => 5_000), 5_001, 5_002, 5_003];
+    const db = database([2], { statuses: { endpoints: 1, inactive: () => true, open } });
+    await upgrade(db.conn);
+    expect(db.holdRanges).toEqual(['ep_000001: … < createdAt ≤ 5000', 'ep_000001: 5000 < createdAt ≤ 5003']);
+  });
+
+  it('a stop within an endpoint’s hold: the next start goes on after the last range held, not from its first delivery', async () => {
+    const stop = new AbortController();
+    const progress = { upgrade: null };
+    const open = () => Array.from({ length: 35_000 }, (_, i) => i + 1);
+    let ranges = 0;
+    const onHold = () => ++ranges === 3 && stop.abort(new Error('SIGTERM while starting'));
+    const first = database([2], { statuses: { endpoints: 1, inactive: () => true, open, onHold }, progress });
+    await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, holder: expect.any(String), after: { holding: 'ep_000001@20000' } });
+
+    const next = database([2], { statuses: { endpoints: 1, inactive: () => true, open }, progress });
+    await upgrade(next.conn);
+    expect(next.holdRanges).toEqual(['ep_000001: 20000 < createdAt ≤ 30000', 'ep_000001: 30000 < createdAt ≤ 35000']);
+    expect(progress.upgrade).toBeNull();
   });
 
   it('a stop while the record of a batch waits for a majority that does not answer ends the upgrade, the lease given up', async () => {
@@ -378,7 +453,7 @@ describe('upgradeLayout', () => {
     expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 
-  it('a step that outlasts the lease (one endpoint’s hold over its backlog) keeps it: renewed every 30 s while it runs', async () => {
+  it('a step that outlasts the lease (a hold’s range answered late) keeps it: renewed every 30 s while it runs', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       const { promise: answered, resolve: answer } = Promise.withResolvers<void>();
@@ -398,6 +473,20 @@ describe('upgradeLayout', () => {
     }
   });
 
+  it('a process whose lease ran out while another took the upgrade over stops at its next record, the other’s record left as it was', async () => {
+    const log: string[] = [];
+    const progress: { upgrade: MetaDoc['upgrade'] | null } = { upgrade: null };
+    // 35,000 deliveries; another process takes the upgrade over after this one's first record (and writes the version before this one reads it again).
+    const db = database([2, 2, SCHEMA_VERSION], { deliveries: 35_000, progress, takenOverAfterRecords: 1 });
+    await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
+    expect(db.writes).toContain('record refused');
+    expect(progress.upgrade?.holder).toBe('another process');
+    expect(progress.upgrade?.after).toEqual({ deliveries: 'dl_010000' });
+    expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
+    expect(log.join('\n')).toContain('another process upgraded the layout, or took its upgrade over, meanwhile');
+  });
+
   it('a process whose lease ran out while another finished the upgrade stops at its next record, reads the version, writes nothing more', async () => {
     const log: string[] = [];
     // 35,000 deliveries; the version written by another after this one's first record.
@@ -406,6 +495,6 @@ describe('upgradeLayout', () => {
     expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
     expect(db.writes.at(-1)).toBe('lease given up (0, by its holder: true)');
-    expect(log.join('\n')).toContain('another process upgraded the layout meanwhile');
+    expect(log.join('\n')).toContain('another process upgraded the layout, or took its upgrade over, meanwhile');
   });
 });

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDuplicateKey, isFailoverError } from './errors.ts';
-import type { Db, Document, UpdateResult } from 'mongodb';
+import type { Collection, Db, Document, UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
-import { ensureBucketIndexes } from './indexes.ts';
+import { ensureBucketIndexes, INDEXES } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
@@ -80,7 +80,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           const from = current?.version ?? 1;
           // Layouts 1–2 only: layout 3 has these fields and indexes already.
           if (!fresh && from < 3) {
-            const progress = new UpgradeProgress(meta, from, current?.upgrade, { log, signal, renew });
+            const progress = new UpgradeProgress(meta, from, current?.upgrade, holder, { log, signal, renew });
             await migrateDocuments(conn.db, progress, renew, log, signal);
           }
           if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
@@ -135,12 +135,19 @@ async function migrateDocuments(
   log: (line: string) => void,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  // An endpoint that is not active holds its open deliveries: one indexed update each
-  // (deliveries_endpoint_status), rather than a list of every such endpoint in each batch. The
-  // endpoints a page at a time in _id order (no cursor kept open across the updates: one would
-  // die idle or in a failover), the last one read recorded after each page.
+  const step = { progress, renew, signal, log };
+  // An endpoint that is not active holds its open deliveries (holdOpenOf), rather than a list of
+  // every such endpoint in each batch. The endpoints a page at a time in _id order (no cursor
+  // kept open across the updates: one would die idle or in a failover), the last one read
+  // recorded after each page, and within a page the last hold (holdOpenOf).
   const endpoints = db.collection(COLLECTIONS.endpoints);
   const deliveries = db.collection(COLLECTIONS.deliveries);
+  // The hold's walk reads this layout's index, which layouts before it may lack on their single
+  // collection: built first (adoptSingleCollections would build it moments later all the same).
+  // A stop does not wait for the build (the server goes on with it; the next start's waits);
+  // the lease is renewed meanwhile (renewedThroughout).
+  await unlessAborted(deliveries.createIndexes(INDEXES[COLLECTIONS.deliveries]!.filter((i) => i.name === HOLD_INDEX)), signal);
+  const recorded = holdRecorded(progress.after(HOLDING));
   for (let after = progress.after('endpoints'); ; ) {
     const q = UPGRADE_PLANS.endpointsPage(after);
     const page = await unlessAborted(
@@ -152,21 +159,20 @@ async function migrateDocuments(
     );
     if (page.length === 0) break;
     for (const e of page) {
+      const id = String(e._id);
       if (e['status'] === 'active') continue;
+      // Held before a takeover (the ids of a page come in order): done, or gone on from where its walk was recorded.
+      if (recorded !== null && id < recorded.endpointId) continue;
+      const from = recorded?.endpointId === id ? recorded.after : null;
+      if (from === 'all') continue;
       // Heard between two endpoints' holds, not only between pages: a page may hold a thousand of them.
       signal?.throwIfAborted();
-      const hold = UPGRADE_PLANS.holdOpenOfEndpoint({ orgId: String(e['orgId']), env: String(e['env']) }, String(e._id));
-      await confirmed(`the hold of endpoint ${String(e._id)}'s deliveries`, () => deliveries.updateMany(hold.filter, { $set: { held: true } }, hold.options), {
-        log,
-        signal,
-        renew,
-      });
+      await holdOpenOf(deliveries, { orgId: String(e['orgId']), env: String(e['env']) }, id, from, step);
     }
     after = String(page[page.length - 1]!._id);
     await progress.save('endpoints', after);
     await renew();
   }
-  const step = { progress, renew, signal, log };
   // Each step's two sendings written out (its plans bound where they are sent: plan-collections.test.ts reads them).
   const brought = await inBatches('deliveries', step, {
     ids: (after) => {
@@ -249,10 +255,66 @@ async function migrateDocuments(
 
 const ID_ONLY = { _id: 1 } as const;
 
+/** The index an endpoint's hold walks (UPGRADE_PLANS.holdPage, holdRange). */
+const HOLD_INDEX = 'deliveries_endpoint_open_created';
+/** The progress record's step of the holds: `<endpoint id>@<creation time its walk held up to, or "all">`. */
+const HOLDING = 'holding';
+
+/** The hold recorded last: its endpoint, and the creation time its walk held up to ('all': the whole of it). */
+function holdRecorded(value: string | null): { endpointId: string; after: number | 'all' } | null {
+  if (value === null) return null;
+  const at = value.lastIndexOf('@');
+  const after = value.slice(at + 1);
+  return { endpointId: value.slice(0, at), after: after === 'all' ? 'all' : Number(after) };
+}
+
+/**
+ * Holds the open deliveries of endpoint `endpointId` (it is not active) created after `after`
+ * (null: all of them), a page of UPGRADE_BATCH at a time oldest first along
+ * deliveries_endpoint_open_created: the page's creation times read, then that range held — each
+ * a bounded write, where one update over a backlog paused for months (millions) would be one
+ * command for as long as it takes, repeated whole after a failover — and recorded, so that a
+ * process taking over goes on after the last range held, and past an endpoint whose hold ended.
+ * An endpoint with no open delivery costs one seek and writes nothing.
+ */
+async function holdOpenOf(
+  deliveries: Collection<Document>,
+  t: { orgId: string; env: string },
+  endpointId: string,
+  after: number | null,
+  step: StepContext,
+): Promise<void> {
+  let held = false;
+  for (;;) {
+    const q = UPGRADE_PLANS.holdPage(t, endpointId, after);
+    const page = await unlessAborted(
+      deliveries
+        .find(q.filter, { ...q.options, projection: CREATED_ONLY })
+        .limit(UPGRADE_BATCH)
+        .toArray(),
+      step.signal,
+    );
+    if (page.length === 0) break;
+    const last = Number(page[page.length - 1]!['createdAt']);
+    const from = after;
+    const r = UPGRADE_PLANS.holdRange(t, endpointId, from, last);
+    await confirmed(`the hold of endpoint ${endpointId}'s deliveries created up to ${last}`, () => deliveries.updateMany(r.filter, HELD, r.options), step);
+    held = true;
+    after = last;
+    if (page.length < UPGRADE_BATCH) break;
+    await step.progress.save(HOLDING, `${endpointId}@${last}`);
+    await step.renew();
+  }
+  if (held) await step.progress.save(HOLDING, `${endpointId}@all`);
+}
+
+const CREATED_ONLY = { _id: 0, createdAt: 1 } as const;
+const HELD = { $set: { held: true } } as const;
+
 /**
  * Runs `work` (everything under the lease) with the lease renewed every LEASE_MS / 4 besides its
- * own renewals between batches: one step may outlast the lease (an index build on 10⁸ documents,
- * one endpoint's hold over its backlog), and a waiting process would take it over and repeat the
+ * own renewals between batches: one step may outlast the lease (an index build on 10⁸ documents, a
+ * batch a slow majority confirms late), and a waiting process would take it over and repeat the
  * step beside it. A renewal that found the lease another's fails the upgrade once `work` ends (or
  * at its next renewal between batches); one an election left unanswered does not (the next may
  * hold it). One renewal at a time: a slow one (a majority slow to confirm) is not overtaken.
@@ -362,13 +424,17 @@ export class UpgradeProgress {
   readonly #meta: MongoConnection['meta'];
   readonly #from: number;
   readonly #after: Map<string, string>;
+  readonly #holder: string;
   readonly #asking: Asking;
+  /** Whether a record of this process's stands (its later ones are written only over its own). */
+  #recorded = false;
 
-  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], asking: Asking) {
+  constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], holder: string, asking: Asking) {
     this.#meta = meta;
     this.#from = from;
     const mine = recorded !== undefined && recorded.from === from && recorded.to === SCHEMA_VERSION;
     this.#after = new Map(mine ? Object.entries(recorded.after ?? {}) : []);
+    this.#holder = holder;
     this.#asking = asking;
   }
 
@@ -377,14 +443,20 @@ export class UpgradeProgress {
     return this.#after.get(step) ?? null;
   }
 
-  /** @throws UpgradedMeanwhile once another process has written SCHEMA_VERSION (this one's lease ran out). */
+  /**
+   * Records `step` done up to `after`. The first record replaces whatever stands (a process
+   * that took the upgrade over, or another upgrade's, whole); each later one only a record of
+   * this holder's, so a process that stalled past its lease cannot put the record of the one
+   * that took over back to where it stalled.
+   * @throws UpgradedMeanwhile once another process has written SCHEMA_VERSION, or recorded the upgrade as its own (this one's lease ran out).
+   */
   async save(step: string, after: string): Promise<void> {
     this.#after.set(step, after);
-    const q = UPGRADE_PLANS.record(SCHEMA_VERSION);
-    // Another upgrade's record (other layouts) is replaced whole, not merged.
-    const upgrade = { from: this.#from, to: SCHEMA_VERSION, after: Object.fromEntries(this.#after) };
+    const q = UPGRADE_PLANS.record(SCHEMA_VERSION, this.#recorded ? this.#holder : null);
+    const upgrade = { from: this.#from, to: SCHEMA_VERSION, holder: this.#holder, after: Object.fromEntries(this.#after) };
     try {
       await confirmed('the record of its batches', () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#asking);
+      this.#recorded = true;
     } catch (err) {
       if (isDuplicateKey(err, '_id_')) throw new UpgradedMeanwhile();
       throw err;
@@ -392,9 +464,9 @@ export class UpgradeProgress {
   }
 }
 
-/** Another process upgraded the layout while this one's lease had run out (a stall): this one stops, and reads the version. */
+/** Another process upgraded the layout, or took its upgrade over, while this one's lease had run out (a stall): this one stops, and reads the version. */
 class UpgradedMeanwhile extends Error {
-  override message = 'another process upgraded the layout meanwhile';
+  override message = 'another process upgraded the layout, or took its upgrade over, meanwhile';
 }
 
 /**

@@ -130,7 +130,7 @@ describe('MongoDB query shapes', () => {
       'recoveries.claimable': { w: 'majority', wtimeoutMS: 5_000 },
       'recoveries.release': { w: 1 },
       'upgrade.deliveriesBatch': { w: 'majority', wtimeoutMS: 30_000 },
-      'upgrade.holdOpenOfEndpoint': { w: 'majority', wtimeoutMS: 30_000 },
+      'upgrade.holdRange': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.lanesBatch': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.layout': { w: 'majority', wtimeoutMS: 30_000 },
       'upgrade.legacyMonth': { w: 'majority', wtimeoutMS: 30_000 },

@@ -25,6 +25,12 @@ const past = (after: string | null): Document => (after === null ? {} : { _id: {
 /** The batch's range: past `after` up to and with `last`. */
 const range = (after: string | null, last: string): Document => ({ _id: after === null ? { $lte: last } : { $gt: after, $lte: last } });
 
+/** Created after `after` (null: from the first), up to and with `last` (null: no end). */
+function createdPast(after: number | null, last: number | null): Document {
+  const range = { ...(after === null ? {} : { $gt: after }), ...(last === null ? {} : { $lte: last }) };
+  return Object.keys(range).length === 0 ? {} : { createdAt: range };
+}
+
 const IDS =
   `≤ ${UPGRADE_BATCH}: a walk of _id from past the last batch done (its projection is _id alone: covered on a replica set; a collection ` +
   'sharded on another key fetches each document for its shard filter)';
@@ -70,22 +76,36 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     example: ['ep_1'],
   }),
   /**
-   * An endpoint's open deliveries of a layout before `held`: held (it is not active). Each
-   * is set once ever (`held` then exists): an endpoint paused for months may hold millions, one
-   * command, once per upgrade.
+   * A page of an endpoint's open deliveries (it is not active), oldest first, past the creation
+   * time the last page ended on: their creation times alone, so that holdRange holds the page.
    */
-  holdOpenOfEndpoint: planSpec({
+  holdPage: planSpec({
     collection: COLLECTIONS.deliveries,
-    index: 'deliveries_endpoint_status',
-    examines: "the endpoint's open deliveries: its whole backlog, once an upgrade (again after a takeover within this endpoint's page)",
-    // Its bound is the endpoint's backlog, not what it matches (after a takeover, none): no function of what it returns.
-    maxExamined: () => Number.POSITIVE_INFINITY,
-    residual: { held: 'held: absent on every delivery of a layout before it (the upgrade sets it), so it fetches nothing more' },
-    writeConcern: UPGRADED_BY_MAJORITY,
-    build: (t: { orgId: string; env: string }, endpointId: string) => ({
-      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, held: { $exists: false } },
+    index: 'deliveries_endpoint_open_created',
+    examines: `≤ ${UPGRADE_BATCH}: the endpoint's open deliveries past the last page's creation time, in the index's order`,
+    maxExamined: (n) => n + 1,
+    build: (t: { orgId: string; env: string }, endpointId: string, after: number | null) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, ...createdPast(after, null) },
+      sort: { createdAt: 1 },
     }),
-    example: [{ orgId: 'org_1', env: 'live' }, 'ep_1'],
+    example: [{ orgId: 'org_1', env: 'live' }, 'ep_1', 1_700_000_000_000],
+  }),
+  /**
+   * A page's range held (`held` exists from then on: set once ever): the page's deliveries and
+   * those created in its last millisecond that the page did not reach, so the next page begins
+   * past that millisecond and a page of one millisecond's deliveries cannot stall the walk.
+   */
+  holdRange: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_open_created',
+    examines: `≤ ${UPGRADE_BATCH} and the endpoint's deliveries created in the page's last millisecond: the page's range of creation times`,
+    maxExamined: (n) => n + UPGRADE_BATCH,
+    residual: { held: 'held: absent on every delivery of a layout before it (the upgrade sets it), so it fetches nothing more than the range' },
+    writeConcern: UPGRADED_BY_MAJORITY,
+    build: (t: { orgId: string; env: string }, endpointId: string, after: number | null, last: number) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN, ...createdPast(after, last), held: { $exists: false } },
+    }),
+    example: [{ orgId: 'org_1', env: 'live' }, 'ep_1', 1_700_000_000_000, 1_700_000_060_000],
   }),
   deliveryIds: deliveries.ids,
   deliveriesBatch: deliveries.batch,
@@ -104,19 +124,26 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     example: [],
   }),
   /**
-   * The record of the upgrade's batches, written while the layout is still below `version`: once
-   * another process has written that version, this upsert's filter matches nothing and its insert
-   * meets the document's _id (E11000) — a process that stalled past its lease stops there.
+   * The record of the upgrade's batches, written while the layout is still below `version`, and
+   * after this process's first record only over a record of its own (`holder`): once another
+   * process has written that version, or recorded the upgrade as its own, this upsert's filter
+   * matches nothing and its insert meets the document's _id (E11000) — a process that stalled
+   * past its lease stops there.
    */
   record: planSpec({
     collection: COLLECTIONS.meta,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { version: 'the layout not yet upgraded: a condition on the one document _id found' },
+    residual: {
+      version: 'the layout not yet upgraded: a condition on the one document _id found',
+      'upgrade.holder': 'the record this process wrote: a condition on the one document _id found',
+    },
     writeConcern: UPGRADED_BY_MAJORITY,
-    build: (version: number) => ({ filter: { _id: 'schema', version: { $not: { $gte: version } } } }),
-    example: [4],
+    build: (version: number, holder: string | null) => ({
+      filter: { _id: 'schema', version: { $not: { $gte: version } }, ...(holder === null ? {} : { 'upgrade.holder': holder }) },
+    }),
+    example: [4, '5f0c…'],
   }),
   /**
    * The layout's document, as the upgrade writes it: the record of its batches, then the version
