@@ -5,7 +5,6 @@ import { MAX_BATCH_MESSAGES, MAX_IN_FLIGHT, MAX_WAITING_PUBLISHES, PublishBatche
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A send that records what it was given and settles when the test says. */
 function heldSends() {
@@ -78,9 +77,16 @@ describe('PublishBatcher', () => {
     // was published (the send's own reading comes between; the test's reading inside the first send may come
     // late — a busy machine once put 4.4 ms between the two — and was a bound that broke).
     expect(sends[1]!.at - before).toBeGreaterThanOrEqual(SLOW_ACK_MS);
-    void batcher.add(bytes('fifth'), {}).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 3 * SLOW_ACK_MS));
-    expect(sends).toHaveLength(MAX_IN_FLIGHT);
+    // However slow the oldest has been (the monotonic clock moved on, not slept through), a fifth does not go.
+    const later = vi.spyOn(performance, 'now').mockReturnValue(performance.now() + 100 * SLOW_ACK_MS);
+    try {
+      void batcher.add(bytes('fifth'), {}).catch(() => undefined);
+      await turn();
+      await turn();
+      expect(sends).toHaveLength(MAX_IN_FLIGHT);
+    } finally {
+      later.mockRestore();
+    }
   });
 
   it(`a full batch (${MAX_BATCH_MESSAGES}) goes at once beside the message in flight`, async () => {
@@ -108,27 +114,34 @@ describe('PublishBatcher', () => {
   });
 
   it('a message failed at its deadline puts back the publishes with time left; one failed before it fails them all', async () => {
-    const { sends, carried, batcher } = await full(300);
-    const older = batcher.add(bytes('older'), {});
-    await sleep(150);
-    const younger = batcher.add(bytes('younger'), {});
-    sends[0]!.ok();
-    await turn();
-    await turn();
-    const batch = sends[MAX_IN_FLIGHT]!;
-    expect(carried()[MAX_IN_FLIGHT]).toEqual(['older', 'younger']);
-    // The send's deadline is the older one's; at it, the send fails.
-    await sleep(Math.max(0, batch.deadline - Date.now()) + 10);
-    batch.fail(new Error('no acknowledgement'));
-    await expect(older).rejects.toThrow('no acknowledgement');
-    await turn();
-    await turn();
-    expect(carried()[MAX_IN_FLIGHT + 1]).toEqual(['younger']);
-    // Failed before its deadline (the bus closed): no time left helps.
-    sends[MAX_IN_FLIGHT + 1]!.fail(new Error('bus is closed'));
-    await expect(younger).rejects.toThrow('bus is closed');
-    await turn();
-    expect(sends).toHaveLength(MAX_IN_FLIGHT + 2);
+    // The wall clock (publishes' deadlines) moved by the test, not slept through: 60 s each, the younger 30 s after the older.
+    const { sends, carried, batcher } = await full(60_000);
+    const t0 = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(t0);
+    try {
+      const older = batcher.add(bytes('older'), {});
+      clock.mockReturnValue(t0 + 30_000);
+      const younger = batcher.add(bytes('younger'), {});
+      sends[0]!.ok();
+      await vi.waitFor(() => expect(sends).toHaveLength(MAX_IN_FLIGHT + 1), { timeout: 5_000, interval: 5 });
+      const batch = sends[MAX_IN_FLIGHT]!;
+      expect(carried()[MAX_IN_FLIGHT]).toEqual(['older', 'younger']);
+      // The send's deadline is the older one's; at it, the send fails.
+      expect(batch.deadline).toBe(t0 + 60_000);
+      clock.mockReturnValue(t0 + 60_000);
+      batch.fail(new Error('no acknowledgement'));
+      await expect(older).rejects.toThrow('no acknowledgement');
+      await turn();
+      await turn();
+      expect(carried()[MAX_IN_FLIGHT + 1]).toEqual(['younger']);
+      // Failed before its deadline (the bus closed): no time left helps.
+      sends[MAX_IN_FLIGHT + 1]!.fail(new Error('bus is closed'));
+      await expect(younger).rejects.toThrow('bus is closed');
+      await turn();
+      expect(sends).toHaveLength(MAX_IN_FLIGHT + 2);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('gives up a publish that waited past its time without sending it', async () => {
