@@ -30,7 +30,7 @@ function database(
     statuses?: {
       endpoints: number;
       inactive: (n: number) => boolean;
-      open?: (id: string) => number[];
+      open?: (id: string) => (number | null)[];
       onHold?: (id: string) => void;
       answered?: Promise<void>;
     };
@@ -40,6 +40,8 @@ function database(
     upgradedAfterRecords?: number;
     /** Another process takes the upgrade over after this one's `n`th record, and records it as its own. */
     takenOverAfterRecords?: number;
+    /** Another process took the upgrade over, and recorded it as its own, before this one's first record. */
+    takenOverBeforeFirstRecord?: boolean;
     /** The lease's take never answered (a primary being elected: the driver looks for one for 30 s); told as it is sent. */
     onTakeUnanswered?: () => void;
     /** Its record's writes never answered (a majority that does not confirm); told as the first is sent. */
@@ -67,13 +69,19 @@ function database(
   let unconfirmed = options.unconfirmed ?? 0;
   let records = 0;
   let stored = 0;
+  let firstRecordSeen = false;
+  /** The upgrade's reads go to the primary, whatever the URL's readPreference (a lagging secondary's page would miss documents). */
+  const onPrimary = (o: { readPreference?: { mode?: string } }) => {
+    if (o.readPreference?.mode !== 'primary') throw new Error(`a read not on the primary: ${JSON.stringify(o.readPreference)}`);
+  };
   /** The upgrade's walks go by _id, as their plans say (the hint and the order), or the stand-in refuses them. */
-  const byId = (o: { hint?: unknown; sort?: unknown }) => {
+  const byId = (o: { hint?: unknown; sort?: unknown; readPreference?: { mode?: string } }) => {
     if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
+    onPrimary(o);
   };
   /** A walk of `count` ids `prefix000001`…, past `filter._id.$gt`, as documents `more` fills in. */
   const walk = (prefix: string, count: number, more: (n: number) => object = () => ({})) => ({
-    find: (filter: { _id?: { $gt: string } }, o: { hint?: unknown; sort?: unknown }) => {
+    find: (filter: { _id?: { $gt: string } }, o: { hint?: unknown; sort?: unknown; readPreference?: { mode?: string } }) => {
       byId(o);
       return {
         limit: (limit: number) => ({
@@ -113,10 +121,15 @@ function database(
           options.onProgressUnanswered();
           return new Promise<never>(() => {});
         }
-        const { _id, version, 'upgrade.holder': holder, ...rest } = filter as { _id: string; version?: unknown; 'upgrade.holder'?: string };
+        const { _id, version, 'upgrade.holder': holder, ...rest } = filter as { _id: string; version?: unknown; 'upgrade.holder'?: { $in: (string | null)[] } };
         const belowVersion = _id === 'schema' && JSON.stringify(version) === `{"$not":{"$gte":${SCHEMA_VERSION}}}` && Object.keys(rest).length === 0;
+        // Another process took the upgrade over and recorded it before this one's first record arrived.
+        if (update.$set?.upgrade !== undefined && options.takenOverBeforeFirstRecord && !firstRecordSeen) {
+          progress.upgrade = { from: 2, to: SCHEMA_VERSION, holder: 'another process', after: { deliveries: 'dl_030000' } };
+        }
+        if (update.$set?.upgrade !== undefined) firstRecordSeen = true;
         // A record over another holder's (one that took the upgrade over) matches nothing, as one after the version.
-        const othersRecord = holder !== undefined && progress.upgrade?.holder !== holder;
+        const othersRecord = update.$set?.upgrade !== undefined && !holder?.$in.includes(progress.upgrade?.holder ?? null);
         if (update.$set?.upgrade !== undefined && belowVersion && (othersRecord || records++ >= (options.upgradedAfterRecords ?? Number.POSITIVE_INFINITY))) {
           // The record's filter (the layout below the version) matches nothing: its upsert meets the document's _id.
           writes.push('record refused');
@@ -150,17 +163,20 @@ function database(
             if (JSON.stringify(indexes.map((i) => [i.name, i.key])) !== `[["deliveries_endpoint_open_created",${HOLD_KEY}]]`)
               throw new Error('not the hold’s index');
             holdIndexBuilt = true;
+            writes.push('hold index built');
           },
           find: (
             filter: { endpointId?: string; status?: unknown; createdAt?: { $gt?: number } },
-            o: { hint?: unknown; sort?: unknown; projection?: unknown },
+            o: { hint?: unknown; sort?: unknown; projection?: unknown; readPreference?: { mode?: string } },
           ) => {
             if (filter.endpointId === undefined) return deliveries.find(filter as never, o);
             if (!holdIndexBuilt) throw new Error('hint provided does not correspond to an existing index');
+            onPrimary(o);
             const shape = [o.hint, o.sort, o.projection, filter.status].map((x) => JSON.stringify(x)).join(' ');
             if (shape !== `${HOLD_KEY} {"createdAt":1} {"_id":0,"createdAt":1} {"$in":["pending","retrying"]}`) throw new Error(`not a hold's page: ${shape}`);
             const past = filter.createdAt?.$gt ?? Number.NEGATIVE_INFINITY;
-            const page = openOf(filter.endpointId).filter((at) => at > past);
+            // What does not compare as a number (missing, null) comes first, and only on the first page.
+            const page = openOf(filter.endpointId).filter((at) => (typeof at === 'number' ? at > past : past === Number.NEGATIVE_INFINITY));
             return { limit: (limit: number) => ({ toArray: async () => page.slice(0, limit).map((createdAt) => ({ createdAt })) }) };
           },
           updateMany: async (
@@ -360,12 +376,20 @@ describe('upgradeLayout', () => {
     const first = database([2], { deliveries: 25_000, progress, onDeliveriesBatch });
     await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(first.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
-    expect(first.writes).toEqual(['lease taken', 'lease taken', 'lease given up (0, by its holder: true)']);
+    expect(first.writes).toEqual(['lease taken', 'hold index built', 'lease taken', 'lease taken', 'lease given up (0, by its holder: true)']);
 
     const next = database([2], { deliveries: 25_000, progress });
     await upgrade(next.conn);
     expect(next.batches).toEqual(['dl_020000 < _id ≤ dl_025000']);
-    expect(next.writes).toEqual(['lease taken', 'lease taken', `version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+    expect(next.writes).toEqual([
+      'lease taken',
+      'hold index built',
+      'lease taken',
+      'lease taken',
+      `version ${SCHEMA_VERSION}`,
+      'progress forgotten',
+      'lease given up (0, by its holder: true)',
+    ]);
     expect(progress.upgrade).toBeNull();
   });
 
@@ -376,24 +400,40 @@ describe('upgradeLayout', () => {
     expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
   });
 
-  it('a layout-2 upgrade after a stop holds the open deliveries of the paused endpoints past the last one whose hold ended', async () => {
+  it('a layout-2 upgrade after a stop holds the open deliveries of the paused endpoints past the last page of 1,000 endpoints done', async () => {
     const stop = new AbortController();
     const progress = { upgrade: null };
-    // 2,500 endpoints, every tenth paused; the stop comes as the second page holds ep_001510's deliveries.
+    // 2,500 endpoints, every tenth paused, one open delivery each; the stop comes as the second page holds ep_001510's.
     const inactive = (n: number) => n % 10 === 0;
     const onHold = (id: string) => id === 'ep_001510' && stop.abort(new Error('SIGTERM while starting'));
     const first = database([2], { statuses: { endpoints: 2_500, inactive, onHold }, progress });
     await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(first.held).toHaveLength(151);
     expect(first.held.at(-1)).toBe('ep_001510');
-    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, holder: expect.any(String), after: { endpoints: 'ep_001000', holding: 'ep_001500@all' } });
+    // Fifty-one deliveries held on this page: too few for a record of their own (a majority's write an endpoint).
+    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, holder: expect.any(String), after: { endpoints: 'ep_001000' } });
 
     const next = database([2], { statuses: { endpoints: 2_500, inactive }, progress });
     await upgrade(next.conn);
-    // The second page from the endpoint whose hold was cut short (those before it not read again), then the third.
-    expect(next.held[0]).toBe('ep_001510');
-    expect(next.held).toHaveLength(100);
+    // The second page again (its holds change nothing the second time), then the third.
+    expect(next.held[0]).toBe('ep_001010');
+    expect(next.held).toHaveLength(150);
     expect(next.writes.slice(-3)).toEqual([`version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('endpoints’ holds are recorded once 10,000 deliveries were read since the last record: a stop goes on after the last one recorded', async () => {
+    const stop = new AbortController();
+    const progress: { upgrade: MetaDoc['upgrade'] | null } = { upgrade: null };
+    // Ten paused endpoints of 4,000 open deliveries each: recorded after the third (12,000 read), the sixth and the ninth.
+    const open = () => Array.from({ length: 4_000 }, (_, i) => i + 1);
+    const onHold = (id: string) => id === 'ep_000008' && stop.abort(new Error('SIGTERM while starting'));
+    const first = database([2], { statuses: { endpoints: 10, inactive: () => true, open, onHold }, progress });
+    await expect(upgrade(first.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(progress.upgrade?.after).toEqual({ holding: 'ep_000006@all' });
+
+    const next = database([2], { statuses: { endpoints: 10, inactive: () => true, open }, progress });
+    await upgrade(next.conn);
+    expect(next.held).toEqual(['ep_000007', 'ep_000008', 'ep_000009', 'ep_000010']);
   });
 
   it('a paused endpoint with 25,000 open deliveries is held 10,000 a range oldest first, each range recorded; one with none writes nothing', async () => {
@@ -432,7 +472,7 @@ describe('upgradeLayout', () => {
     const db = database([2], { deliveries: 15_000, onProgressUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
-    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
+    expect(db.writes).toEqual(['lease taken', 'hold index built', 'lease taken', 'lease given up (0, by its holder: true)']);
   });
 
   it('a batch a majority did not confirm in time is sent again (the same range), and the upgrade goes on', async () => {
@@ -441,7 +481,7 @@ describe('upgradeLayout', () => {
     await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
     expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_015000']);
     // The lease renewed before the second try: minutes of them would outlast it.
-    expect(db.writes.slice(0, 3)).toEqual(['lease taken', 'batch not confirmed', 'lease taken']);
+    expect(db.writes.slice(0, 5)).toEqual(['lease taken', 'hold index built', 'lease taken', 'batch not confirmed', 'lease taken']);
     expect(db.writes.slice(-3)).toEqual([`version ${SCHEMA_VERSION}`, 'progress forgotten', 'lease given up (0, by its holder: true)']);
     expect(log.join('\n')).toContain('step deliveries, the batch after the first id not confirmed (waiting for replication timed out); trying again');
   });
@@ -450,7 +490,7 @@ describe('upgradeLayout', () => {
     const stop = new AbortController();
     const db = database([2], { deliveries: 15_000, onBatchUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
-    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
+    expect(db.writes).toEqual(['lease taken', 'hold index built', 'lease taken', 'lease given up (0, by its holder: true)']);
   });
 
   it('a step that outlasts the lease (a hold’s range answered late) keeps it: renewed every 30 s while it runs', async () => {
@@ -461,10 +501,11 @@ describe('upgradeLayout', () => {
       const upgrading = upgrade(db.conn);
       await vi.waitFor(() => expect(db.held).toEqual(['ep_000001']));
       const takes = () => db.writes.filter((w) => w === 'lease taken').length;
-      expect(takes()).toBe(1);
+      // Taken, then renewed once the hold's index was built.
+      expect(takes()).toBe(2);
       // Two minutes of the hold: the lease (120 s) renewed each quarter of it.
       await vi.advanceTimersByTimeAsync(120_000);
-      expect(takes()).toBe(5);
+      expect(takes()).toBe(6);
       answer();
       await upgrading;
       expect(db.writes.at(-1)).toBe('lease given up (0, by its holder: true)');
@@ -485,6 +526,25 @@ describe('upgradeLayout', () => {
     expect(progress.upgrade?.after).toEqual({ deliveries: 'dl_010000' });
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
     expect(log.join('\n')).toContain('another process upgraded the layout, or took its upgrade over, meanwhile');
+  });
+
+  it('a process that stalled before its first record stops there when another took the upgrade over and recorded it meanwhile', async () => {
+    const log: string[] = [];
+    const progress: { upgrade: MetaDoc['upgrade'] | null } = { upgrade: null };
+    const db = database([2, 2, SCHEMA_VERSION], { deliveries: 35_000, progress, takenOverBeforeFirstRecord: true });
+    await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
+    expect(db.writes).toContain('record refused');
+    // The other's record stands: not put back to this one's first batch.
+    expect(progress.upgrade).toEqual({ from: 2, to: SCHEMA_VERSION, holder: 'another process', after: { deliveries: 'dl_030000' } });
+    expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
+  });
+
+  it('an open delivery whose createdAt is not a number fails the upgrade naming its endpoint, before anything of that endpoint is held', async () => {
+    const open = (id: string) => (id === 'ep_000002' ? [null, 5, 6] : [1, 2]);
+    const db = database([2], { statuses: { endpoints: 3, inactive: () => true, open } });
+    await expect(upgrade(db.conn)).rejects.toThrow('an open delivery of endpoint ep_000002 has createdAt null, not a number');
+    expect(db.held).toEqual(['ep_000001']);
+    expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
   });
 
   it('a process whose lease ran out while another finished the upgrade stops at its next record, reads the version, writes nothing more', async () => {

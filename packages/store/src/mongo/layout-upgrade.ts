@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDuplicateKey, isFailoverError } from './errors.ts';
-import type { Collection, Db, Document, UpdateResult } from 'mongodb';
+import { type Collection, type Db, type Document, ReadPreference, type UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { ensureBucketIndexes, INDEXES } from './indexes.ts';
@@ -48,7 +48,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
   for (;;) {
     signal?.throwIfAborted();
     const q = MONTHS_PLANS.meta('schema');
-    const schema = await unlessAborted(meta.findOne(q.filter, q.options), signal);
+    const schema = await unlessAborted(meta.findOne(q.filter, { ...q.options, ...ON_PRIMARY }), signal);
     if (schema !== null && schema.version === SCHEMA_VERSION) return;
     if (schema !== null && (schema.version ?? 0) > SCHEMA_VERSION) {
       throw newerLayout(where, schema.version);
@@ -67,7 +67,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
         signal?.throwIfAborted();
         await renewedThroughout(renew, signal, async () => {
           // Read again under the lease: another process may have upgraded it, and given the lease up, since.
-          const current = await unlessAborted(meta.findOne(q.filter, q.options), signal);
+          const current = await unlessAborted(meta.findOne(q.filter, { ...q.options, ...ON_PRIMARY }), signal);
           if (current?.version === SCHEMA_VERSION) return;
           if ((current?.version ?? 0) > SCHEMA_VERSION) throw newerLayout(where, current?.version);
           // Layout 1 kept no version: whether the single collections exist says if there is data to
@@ -145,14 +145,21 @@ async function migrateDocuments(
   // The hold's walk reads this layout's index, which layouts before it may lack on their single
   // collection: built first (adoptSingleCollections would build it moments later all the same).
   // A stop does not wait for the build (the server goes on with it; the next start's waits);
-  // the lease is renewed meanwhile (renewedThroughout).
+  // the lease is renewed meanwhile (renewedThroughout) and once more after it.
   await unlessAborted(deliveries.createIndexes(INDEXES[COLLECTIONS.deliveries]!.filter((i) => i.name === HOLD_INDEX)), signal);
+  // A build that outlasted a lease taken over meanwhile ends the upgrade here, before any hold.
+  await renew();
   const recorded = holdRecorded(progress.after(HOLDING));
+  // Deliveries read by holds since the last record: an endpoint's hold is recorded once these
+  // reach a page's worth (or it took more than a page), not each one — a hundred thousand disabled
+  // endpoints with a delivery or two would be as many majority writes — so a takeover reads at
+  // most about UPGRADE_BATCH of them again (plus a seek per endpoint without any).
+  let unrecorded = 0;
   for (let after = progress.after('endpoints'); ; ) {
     const q = UPGRADE_PLANS.endpointsPage(after);
     const page = await unlessAborted(
       endpoints
-        .find(q.filter, { ...q.options, projection: { _id: 1, status: 1, orgId: 1, env: 1 } })
+        .find(q.filter, { ...q.options, ...ON_PRIMARY, projection: { _id: 1, status: 1, orgId: 1, env: 1 } })
         .limit(ENDPOINTS_PAGE)
         .toArray(),
       signal,
@@ -167,7 +174,12 @@ async function migrateDocuments(
       if (from === 'all') continue;
       // Heard between two endpoints' holds, not only between pages: a page may hold a thousand of them.
       signal?.throwIfAborted();
-      await holdOpenOf(deliveries, { orgId: String(e['orgId']), env: String(e['env']) }, id, from, step);
+      const hold = await holdOpenOf(deliveries, { orgId: String(e['orgId']), env: String(e['env']) }, id, from, step);
+      unrecorded += hold.read;
+      if (hold.pages > 1 || unrecorded >= UPGRADE_BATCH) {
+        await progress.save(HOLDING, `${id}@all`);
+        unrecorded = 0;
+      }
     }
     after = String(page[page.length - 1]!._id);
     await progress.save('endpoints', after);
@@ -178,7 +190,7 @@ async function migrateDocuments(
     ids: (after) => {
       const q = UPGRADE_PLANS.deliveryIds(after);
       return deliveries
-        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .find(q.filter, { ...q.options, ...ON_PRIMARY, projection: ID_ONLY })
         .limit(UPGRADE_BATCH)
         .toArray();
     },
@@ -198,7 +210,7 @@ async function migrateDocuments(
     ids: (after) => {
       const q = UPGRADE_PLANS.laneIds(after);
       return deliveryLanes
-        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .find(q.filter, { ...q.options, ...ON_PRIMARY, projection: ID_ONLY })
         .limit(UPGRADE_BATCH)
         .toArray();
     },
@@ -212,7 +224,7 @@ async function migrateDocuments(
     ids: (after) => {
       const q = UPGRADE_PLANS.noticeIds(after);
       return alertNotices
-        .find(q.filter, { ...q.options, projection: ID_ONLY })
+        .find(q.filter, { ...q.options, ...ON_PRIMARY, projection: ID_ONLY })
         .limit(UPGRADE_BATCH)
         .toArray();
     },
@@ -254,6 +266,12 @@ async function migrateDocuments(
 }
 
 const ID_ONLY = { _id: 1 } as const;
+/**
+ * The upgrade's reads, whatever readPreference MONGODB_URL names: a lagging secondary's page
+ * would miss the newest documents of the layout before, which would never be brought up to date
+ * (an endpoint's last deliveries not held, a batch's ids short of the collection's end).
+ */
+const ON_PRIMARY = { readPreference: ReadPreference.primary } as const;
 
 /** The index an endpoint's hold walks (UPGRADE_PLANS.holdPage, holdRange). */
 const HOLD_INDEX = 'deliveries_endpoint_open_created';
@@ -273,9 +291,11 @@ function holdRecorded(value: string | null): { endpointId: string; after: number
  * (null: all of them), a page of UPGRADE_BATCH at a time oldest first along
  * deliveries_endpoint_open_created: the page's creation times read, then that range held — each
  * a bounded write, where one update over a backlog paused for months (millions) would be one
- * command for as long as it takes, repeated whole after a failover — and recorded, so that a
- * process taking over goes on after the last range held, and past an endpoint whose hold ended.
- * An endpoint with no open delivery costs one seek and writes nothing.
+ * command for as long as it takes, repeated whole after a failover — and, past the first page,
+ * recorded, so that a process taking over goes on after the last range held. An endpoint with no
+ * open delivery costs one seek and writes nothing. @returns the deliveries read, and the pages.
+ * @throws Error on a delivery whose `createdAt` is not a number (none was ever written so): a
+ * range of numbers would pass it by, and the batches after would make it due on a paused endpoint.
  */
 async function holdOpenOf(
   deliveries: Collection<Document>,
@@ -283,29 +303,39 @@ async function holdOpenOf(
   endpointId: string,
   after: number | null,
   step: StepContext,
-): Promise<void> {
-  let held = false;
+): Promise<{ read: number; pages: number }> {
+  let read = 0;
+  let pages = 0;
   for (;;) {
     const q = UPGRADE_PLANS.holdPage(t, endpointId, after);
     const page = await unlessAborted(
       deliveries
-        .find(q.filter, { ...q.options, projection: CREATED_ONLY })
+        .find(q.filter, { ...q.options, ...ON_PRIMARY, projection: CREATED_ONLY })
         .limit(UPGRADE_BATCH)
         .toArray(),
       step.signal,
     );
     if (page.length === 0) break;
-    const last = Number(page[page.length - 1]!['createdAt']);
+    // Missing and null sort first, strings and dates after every number: a page holds them where they stand.
+    const odd = page.find((d) => typeof d['createdAt'] !== 'number' || !Number.isFinite(d['createdAt']));
+    if (odd !== undefined) {
+      throw new Error(
+        `MongoDB layout upgrade: an open delivery of endpoint ${endpointId} has createdAt ${JSON.stringify(odd['createdAt'] ?? null)}, not a number; ` +
+          'set it (its message’s createdAt) and start again',
+      );
+    }
+    const last = page[page.length - 1]!['createdAt'] as number;
     const from = after;
     const r = UPGRADE_PLANS.holdRange(t, endpointId, from, last);
     await confirmed(`the hold of endpoint ${endpointId}'s deliveries created up to ${last}`, () => deliveries.updateMany(r.filter, HELD, r.options), step);
-    held = true;
+    read += page.length;
+    pages++;
     after = last;
     if (page.length < UPGRADE_BATCH) break;
     await step.progress.save(HOLDING, `${endpointId}@${last}`);
     await step.renew();
   }
-  if (held) await step.progress.save(HOLDING, `${endpointId}@all`);
+  return { read, pages };
 }
 
 const CREATED_ONLY = { _id: 0, createdAt: 1 } as const;
@@ -429,11 +459,15 @@ export class UpgradeProgress {
   /** Whether a record of this process's stands (its later ones are written only over its own). */
   #recorded = false;
 
+  /** The holder of the record read at start (null: none, or one from before records named theirs). */
+  readonly #readHolder: string | null;
+
   constructor(meta: MongoConnection['meta'], from: number, recorded: MetaDoc['upgrade'], holder: string, asking: Asking) {
     this.#meta = meta;
     this.#from = from;
     const mine = recorded !== undefined && recorded.from === from && recorded.to === SCHEMA_VERSION;
     this.#after = new Map(mine ? Object.entries(recorded.after ?? {}) : []);
+    this.#readHolder = recorded?.holder ?? null;
     this.#holder = holder;
     this.#asking = asking;
   }
@@ -444,15 +478,15 @@ export class UpgradeProgress {
   }
 
   /**
-   * Records `step` done up to `after`. The first record replaces whatever stands (a process
-   * that took the upgrade over, or another upgrade's, whole); each later one only a record of
-   * this holder's, so a process that stalled past its lease cannot put the record of the one
-   * that took over back to where it stalled.
+   * Records `step` done up to `after`, replacing the record whole (another upgrade's too). Only
+   * over the record this process read at start (its first) or wrote since (this one's own, also
+   * where the first's answer was lost and it is sent again): a process that stalled past its lease
+   * cannot put the record of the one that took over back to where it stalled, nor take it over.
    * @throws UpgradedMeanwhile once another process has written SCHEMA_VERSION, or recorded the upgrade as its own (this one's lease ran out).
    */
   async save(step: string, after: string): Promise<void> {
     this.#after.set(step, after);
-    const q = UPGRADE_PLANS.record(SCHEMA_VERSION, this.#recorded ? this.#holder : null);
+    const q = UPGRADE_PLANS.record(SCHEMA_VERSION, this.#recorded ? [this.#holder] : [this.#readHolder, this.#holder]);
     const upgrade = { from: this.#from, to: SCHEMA_VERSION, holder: this.#holder, after: Object.fromEntries(this.#after) };
     try {
       await confirmed('the record of its batches', () => this.#meta.updateOne(q.filter, { $set: { upgrade } }, { ...q.options, upsert: true }), this.#asking);

@@ -22,6 +22,7 @@ import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
+import { UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
 
 const url = process.env['MONGODB_URL'];
 
@@ -144,6 +145,34 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         [...recorded.values()].some((r) => r.name === 'endpoints.recheckAsRead'),
         'endpoints.recheckAsRead was sent',
       ).toBe(true);
+      // The layout upgrade's hold (layouts 1–2 only: the contract never runs it), as it sends them, explained with the
+      // rest: a page of a paused endpoint's open deliveries past a creation time, and the range it holds.
+      const tenant = { orgId: 'org_seed0', env: 'live' };
+      const bucket = bucketName(COLLECTIONS.deliveries, seeded.month);
+      const page = UPGRADE_PLANS.holdPage(tenant, 'ep_seed0_9', seeded.now - 3_600_000);
+      record(
+        {
+          find: bucket,
+          filter: page.filter,
+          sort: page.options.sort,
+          hint: page.options.hint,
+          comment: page.options.comment,
+          projection: { _id: 0, createdAt: 1 },
+          limit: UPGRADE_BATCH,
+        },
+        'find',
+      );
+      const range = UPGRADE_PLANS.holdRange(tenant, 'ep_seed0_9', null, seeded.now);
+      const majority = { w: range.options.writeConcern?.w, wtimeout: range.options.writeConcern?.wtimeoutMS };
+      record(
+        {
+          update: bucket,
+          updates: [{ q: range.filter, u: { $set: { held: true } }, multi: true, hint: range.options.hint }],
+          comment: range.options.comment,
+          writeConcern: majority,
+        },
+        'update',
+      );
       expect(unnamed, 'queries sent without a plan').toEqual([]);
       expect(recorded.size, 'the contract ran (a handful of plans would mean it did not)').toBeGreaterThan(40);
       const faults: string[] = [];

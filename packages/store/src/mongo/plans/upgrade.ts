@@ -125,10 +125,10 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
   }),
   /**
    * The record of the upgrade's batches, written while the layout is still below `version`, and
-   * after this process's first record only over a record of its own (`holder`): once another
-   * process has written that version, or recorded the upgrade as its own, this upsert's filter
-   * matches nothing and its insert meets the document's _id (E11000) — a process that stalled
-   * past its lease stops there.
+   * only over a record of one of `holders` (null: none, or one that names no holder): the one
+   * read at start, then this process's own. Once another process has written that version, or
+   * recorded the upgrade as its own, this upsert's filter matches nothing and its insert meets
+   * the document's _id (E11000) — a process that stalled past its lease stops there.
    */
   record: planSpec({
     collection: COLLECTIONS.meta,
@@ -137,13 +137,13 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     maxExamined: () => 1,
     residual: {
       version: 'the layout not yet upgraded: a condition on the one document _id found',
-      'upgrade.holder': 'the record this process wrote: a condition on the one document _id found',
+      'upgrade.holder': 'the record read or written by this process: a condition on the one document _id found',
     },
     writeConcern: UPGRADED_BY_MAJORITY,
-    build: (version: number, holder: string | null) => ({
-      filter: { _id: 'schema', version: { $not: { $gte: version } }, ...(holder === null ? {} : { 'upgrade.holder': holder }) },
+    build: (version: number, holders: (string | null)[]) => ({
+      filter: { _id: 'schema', version: { $not: { $gte: version } }, 'upgrade.holder': { $in: holders } },
     }),
-    example: [4, '5f0c…'],
+    example: [4, [null, '5f0c…']],
   }),
   /**
    * The layout's document, as the upgrade writes it: the record of its batches, then the version
