@@ -186,6 +186,11 @@ describe('rendered with its defaults (and an existing Secret)', () => {
     expect(await refused([...relayOn, 'services.dispatcher.extraEnv[0].name=DELIVERY_TIMEOUT_MS', 'services.dispatcher.extraEnv[0].value=1.5e4'])).toContain(
       'services.dispatcher.extraEnv: DELIVERY_TIMEOUT_MS must be whole milliseconds (digits only), not "1.5e4"',
     );
+    // A number (--set's 30000, YAML's unquoted 30000) is refused by the chart's schema: a Pod's env value is a string, and the
+    // API server would refuse the Deployment at apply.
+    expect(await refused([...relayOn, 'services.dispatcher.extraEnv[0].name=DELIVERY_TIMEOUT_MS', 'services.dispatcher.extraEnv[0].value=30000'])).toMatch(
+      /extraEnv\/0\/value|extraEnv\.0\.value/,
+    );
   });
 
   it('the migrate Job runs before upgrades only, with the chart’s labels, resources and a deadline', async () => {

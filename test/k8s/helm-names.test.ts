@@ -39,6 +39,8 @@ describe('names', () => {
       if (!o.apiVersion.includes('coreos.com')) await expect(validateObject(o), `${o.kind} ${o.metadata.name}`).resolves.toBeUndefined();
       expect(o.metadata.name.length, `${o.kind} ${o.metadata.name}`).toBeLessThanOrEqual(o.kind === 'StatefulSet' ? 52 : 63);
       expect(o.metadata.name, o.kind).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      // Every object found by the release's labels (kubectl -l app.kubernetes.io/instance=…, label-based tooling).
+      expect(o.metadata.labels?.['app.kubernetes.io/instance'], `${o.kind} ${o.metadata.name}`).toBe(release);
     }
     // What the names are used as agree with the names: gRPC targets, the NATS URL, Service backends.
     const config = byKind(objects, 'ConfigMap').find((c) => c.metadata.name.endsWith('-config'))!['data'];

@@ -59,17 +59,9 @@ function projection(o: Manifest): unknown {
   switch (o.kind) {
     case 'Deployment':
       return { replicas: spec.replicas, selector: normalize(spec.selector), strategy: spec.strategy, pod: pod(spec.template) };
-    case 'Job': {
-      // The migrate Job: the chart also sets the stream variables in its env (a first Argo CD
-      // PreSync runs before the ConfigMap exists); the rest is the same.
-      const container = spec.template.spec.containers[0];
-      return normalize({
-        backoffLimit: spec.backoffLimit,
-        activeDeadlineSeconds: spec.activeDeadlineSeconds,
-        labels: spec.template.metadata.labels,
-        spec: { ...spec.template.spec, containers: [{ ...container, env: container.env.filter((e: { name: string }) => !e.name.startsWith('NATS_')) }] },
-      });
-    }
+    case 'Job':
+      // The migrate Job, its stream variables in its own env on both sides (a first Argo CD PreSync runs before the ConfigMap exists).
+      return { backoffLimit: spec.backoffLimit, activeDeadlineSeconds: spec.activeDeadlineSeconds, pod: pod(spec.template) };
     case 'ConfigMap':
       return normalize(o['data']);
     case 'ServiceAccount':

@@ -7,7 +7,7 @@
 // fighting the autoscaler, PDBs that never block a drain, the senders' egress policy and preStop
 // (the prod overlay is compared with the chart object by object in kustomize-parity.test.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +177,9 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   });
 });
 
+/** The overlay's kustomization with one more component in its list. */
+const withComponent = (kustomization: string, name: string) => kustomization.replace(/^components:\n/m, `components:\n  - ../../components/${name}\n`);
+
 describe('k8s/overlays/prod', () => {
   it('no single point of failure: two replicas or more of every service but the autoscaled dispatcher', () => {
     const objects = render('prod');
@@ -207,12 +210,46 @@ describe('k8s/overlays/prod', () => {
     expect(named(objects, 'ConfigMap', 'wirehook-config')['data']).toMatchObject({ NATS_STREAM_REPLICAS: '3', NATS_STREAM_STORAGE: 'file' });
   });
 
+  it('the migrate Job carries wirehook-config’s stream settings in its own env, as the overlay leaves them (a first Argo CD sync has no ConfigMap)', () => {
+    for (const overlay of ['dev', 'prod']) {
+      const objects = render(overlay);
+      const config = named(objects, 'ConfigMap', 'wirehook-config')['data'];
+      const env = podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env;
+      for (const name of ['NATS_PREFIX', 'NATS_STREAM_REPLICAS', 'NATS_STREAM_STORAGE', 'NATS_STREAM_MAX_AGE_SECONDS', 'NATS_STREAM_MAX_BYTES']) {
+        expect(env, `${overlay} ${name}`).toContainEqual({ name, value: config[name] });
+      }
+    }
+    // An overlay of the prod one that gives this install its own NATS_PREFIX (k8s/README.md): the Job migrates under it.
+    const dir = mkdtempSync(join(tmpdir(), 'wirehook-k8s-'));
+    try {
+      cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
+      mkdirSync(join(dir, 'k8s', 'overlays', 'acme'));
+      writeFileSync(
+        join(dir, 'k8s', 'overlays', 'acme', 'kustomization.yaml'),
+        [
+          'resources:\n  - ../prod',
+          'configMapGenerator:\n  - name: wirehook-config\n    behavior: merge',
+          '    options:\n      disableNameSuffixHash: true\n    literals:\n      - NATS_PREFIX=acme-hooks',
+          'components:\n  - ../../components/migrate-config',
+          '',
+        ].join('\n'),
+      );
+      const res = spawnSync('kubectl', ['kustomize', join(dir, 'k8s', 'overlays', 'acme')], { encoding: 'utf8' });
+      expect(res.status, res.stderr).toBe(0);
+      const objects = parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
+      expect(podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env).toContainEqual({ name: 'NATS_PREFIX', value: 'acme-hooks' });
+      expect(podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env).toContainEqual({ name: 'NATS_STREAM_REPLICAS', value: '3' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('with the nats-creds component: every service and the migrate Job read the .creds file of wirehook-nats (NATS_CREDS_FILE)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wirehook-k8s-'));
     try {
       cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
       const kustomization = join(dir, 'k8s', 'overlays', 'prod', 'kustomization.yaml');
-      writeFileSync(kustomization, `${readFileSync(kustomization, 'utf8')}components:\n  - ../../components/nats-creds\n`);
+      writeFileSync(kustomization, withComponent(readFileSync(kustomization, 'utf8'), 'nats-creds'));
       const res = spawnSync('kubectl', ['kustomize', join(dir, 'k8s', 'overlays', 'prod')], { encoding: 'utf8' });
       expect(res.status, res.stderr).toBe(0);
       const objects = parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
@@ -238,7 +275,7 @@ describe('k8s/overlays/prod', () => {
     try {
       cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
       const kustomization = join(dir, 'k8s', 'overlays', 'prod', 'kustomization.yaml');
-      writeFileSync(kustomization, `${readFileSync(kustomization, 'utf8')}components:\n  - ../../components/keda\n`);
+      writeFileSync(kustomization, withComponent(readFileSync(kustomization, 'utf8'), 'keda'));
       const res = spawnSync('kubectl', ['kustomize', join(dir, 'k8s', 'overlays', 'prod')], { encoding: 'utf8' });
       expect(res.status, res.stderr).toBe(0);
       const objects = parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
