@@ -6855,7 +6855,7 @@ export interface operations {
                  */
                 "user-agent": "Wirehook/1";
                 /**
-                 * @description Only on an ordered delivery (an endpoint with `ordering: key` and a message with an `ordering_key`): the message’s `ordering_key`. A key that is not printable ASCII, or has spaces at its ends, is sent percent-encoded as UTF-8 (`encodeURIComponent`).
+                 * @description Only on an ordered delivery (an endpoint with `ordering: key` and a message with an `ordering_key`): the message’s `ordering_key`. A key that is not printable ASCII, has spaces at its ends or holds a `%` is sent percent-encoded as UTF-8 (`encodeURIComponent`): `decodeURIComponent` of the header always gives the key.
                  * @example invoice-1001
                  */
                 "webhook-ordering-key"?: string;

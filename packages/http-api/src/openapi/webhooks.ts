@@ -112,7 +112,8 @@ export function webhooksJson(): Json {
           header(
             'webhook-ordering-key',
             'Only on an ordered delivery (an endpoint with `ordering: key` and a message with an `ordering_key`): the message’s `ordering_key`. ' +
-              'A key that is not printable ASCII, or has spaces at its ends, is sent percent-encoded as UTF-8 (`encodeURIComponent`).',
+              'A key that is not printable ASCII, has spaces at its ends or holds a `%` is sent percent-encoded as UTF-8 (`encodeURIComponent`): ' +
+              '`decodeURIComponent` of the header always gives the key.',
             { type: 'string', minLength: 1 },
             false,
             ORDERED_EXAMPLE,
