@@ -169,6 +169,39 @@ describe('the portal: OAuth 2.0 client credentials', () => {
     await page.context().close();
   }, 60_000);
 
+  it('a URL moved to another origin asks for the client secret again (the API’s rule) and keeps OAuth; within the origin it does not (en)', async () => {
+    const e = await scene('oauth-move');
+    const auth = { type: 'oauth2_client_credentials', token_url: rx.url('/token'), client_id: 'portal-client', token_auth_method: 'client_secret_post' };
+    expect((await t.api.patch(`/v1/endpoints/${e.id}`, { auth: { ...auth, client_secret: SECRET } })).status).toBe(200);
+    const page = await e.open('en', 'light');
+    const url = page.getByLabel('URL', { exact: true });
+    await url.waitFor();
+    // Another path of the same origin: no secret asked.
+    await url.fill(rx.url('/elsewhere'));
+    expect(await page.getByLabel('OAuth client secret').count()).toBe(0);
+    await page.getByRole('button', { name: 'Save changes' }).first().click();
+    await page.getByText('Saved.', { exact: true }).first().waitFor();
+    expect((await e.shown()).auth).toMatchObject({ client_id: 'portal-client' });
+    // Another receiver's host: another origin. The secret is asked for, said why, and required before anything is sent.
+    const moved = new URL(rx.url('/moved'));
+    moved.hostname = moved.hostname.replace(/^r(\d+)\./, (_, n: string) => `r${n === '254' ? 253 : Number(n) + 1}.`);
+    await url.fill(moved.href);
+    const secret = page.getByLabel('OAuth client secret');
+    await secret.waitFor();
+    expect(await secret.getAttribute('type')).toBe('password');
+    expect(await page.locator('#ep-client-secret-help').textContent()).toContain(moved.origin);
+    expect(await secret.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true);
+    await secret.fill(SECRET);
+    await page.getByRole('button', { name: 'Save changes' }).first().click();
+    await page.getByText('Saved.', { exact: true }).first().waitFor();
+    const shown = (await e.shown()) as unknown as { url: string; auth: AuthShown | null };
+    expect(shown.url).toBe(moved.href);
+    expect(shown.auth).toMatchObject({ client_id: 'portal-client', token_url: rx.url('/token') });
+    expect(await page.content()).not.toContain(SECRET);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
   it('shows a token server’s refusal in words among the recent attempts (en)', async () => {
     const e = await scene('oauth-refused');
     const auth = {

@@ -390,6 +390,33 @@ describe('OAuth client credentials (auth)', () => {
     expect((await t.api.patch(`/v1/endpoints/${id}`, { auth: null })).body.auth).toBeNull();
   });
 
+  it('a PATCH moving url to another origin keeps auth only with its client_secret given again; within the origin, or removing auth, none', async () => {
+    const made = await create({ url: 'https://hooks.example.com/oauth-move', auth: auth() });
+    const id = made.body.id as string;
+    const { client_secret: _kept, ...withoutSecret } = auth();
+    // Another path, query or the default port written out: the same origin, the same tokens.
+    for (const url of ['https://hooks.example.com/elsewhere?x=1', 'https://hooks.example.com:443/oauth-move']) {
+      expect((await t.api.patch(`/v1/endpoints/${id}`, { url })).status).toBe(200);
+    }
+    // Another host, or the other port: refused with auth left as it is, or given without its secret; nothing changed.
+    for (const [url, body] of [
+      ['https://v6.example.com/in', {}],
+      ['https://hooks.example.com:8443/in', {}],
+      ['https://v6.example.com/in', { auth: withoutSecret }],
+    ] as const) {
+      const refused = await t.api.patch(`/v1/endpoints/${id}`, { url, ...body });
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toBe(
+        `auth.client_secret: required when url moves to another origin (https://hooks.example.com → ${new URL(url).origin}): ` +
+          "the stored secret's tokens go only to the origin it was given for; give auth again with its client_secret, or null",
+      );
+    }
+    expect((await t.api.get(`/v1/endpoints/${id}`)).body.url).toBe('https://hooks.example.com:443/oauth-move');
+    // With the secret given again, or without auth: moved.
+    expect((await t.api.patch(`/v1/endpoints/${id}`, { url: 'https://v6.example.com/in', auth: auth() })).body.url).toBe('https://v6.example.com/in');
+    expect((await t.api.patch(`/v1/endpoints/${id}`, { url: 'https://hooks.example.com/back', auth: null })).body.auth).toBeNull();
+  });
+
   it.each<[string, Record<string, unknown>, string]>([
     ['no client secret on create', { client_secret: undefined }, 'auth.client_secret: required'],
     ['an http token URL', { token_url: 'http://hooks.example.com/token' }, 'auth.token_url: must use https'],
@@ -469,6 +496,9 @@ describe('PATCH /v1/endpoints/{id}', () => {
     expect((await t.api.patch(path, { status: 'paused' })).body.status).toBe('paused');
     expect((await t.api.patch(path, { status: 'active' })).body.status).toBe('active');
     expect((await t.api.get(path)).body).toMatchObject({ description: 'new', status: 'active', event_types: null });
+    // null clears the description, as GET shows none (the portal's form sends it for an emptied field).
+    expect((await t.api.patch(path, { description: null })).body.description).toBeNull();
+    expect((await t.api.get(path)).body.description).toBeNull();
 
     // fixed_ip by PATCH (beyond the spec's inputs; docs/semantics.md): refused while no fixed
     // address is configured (every attempt would fail in the relay), then on, then off again.

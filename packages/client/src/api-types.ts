@@ -1810,7 +1810,7 @@ export type components = {
             event_types?: string[] | null;
             /** @enum {string} */
             status?: "active" | "paused";
-            description?: string;
+            description?: string | null;
             retry?: {
                 /**
                  * @description re-sends after the first send; 0 means none

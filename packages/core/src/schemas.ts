@@ -98,7 +98,8 @@ export const patchEndpointBody = z.strictObject({
   url: endpointUrl.optional(),
   event_types: eventTypeList.nullable().optional(),
   status: z.enum(['active', 'paused'], { error: 'must be active or paused' }).optional(),
-  description: text(200).optional(),
+  // null clears it (as an event type's): GET shows `description: null` for none.
+  description: text(200).nullable().optional(),
   retry: retryPolicySchema.nullable().optional(),
   compat_signature: compatSignatureSchema.nullable().optional(),
   ordering: endpointOrdering.optional(),

@@ -157,6 +157,7 @@ export function endpointsRouter(
     const headers = body.headers === undefined ? (current.headers?.shown ?? null) : body.headers;
     checkHeaderNames(headers, body.compat_signature === undefined ? current.compatSignature : body.compat_signature);
     checkAuthorizationHeader(headers, body.auth === undefined ? current.auth : body.auth);
+    checkTokensStayAtTheirOrigin(current, body);
     if (body.auth && body.auth.token_url !== current.auth?.tokenUrl) await checkUrl(body.auth.token_url, 'auth.token_url');
     const patch: EndpointPatch = {
       auth: body.auth === undefined ? undefined : body.auth && sealEndpointAuth(secretBox, current.id, body.auth, current.auth),
@@ -270,4 +271,25 @@ function checkHeaderNames(headers: Readonly<Record<string, string>> | null | und
   if (Object.hasOwn(headers, taken)) {
     throw new InvalidError(`headers.${taken}: ${compat.header} is the endpoint's compat_signature header, set by Wirehook`);
   }
+}
+
+/**
+ * An endpoint's OAuth tokens go only to the origin its client secret was given for: a PATCH that
+ * moves `url` to another origin keeps `auth` only with its `client_secret` given again (or
+ * removes it). Without this, a key or portal session that may change the URL but can never read
+ * the secret would have the receiver's live tokens sent to a host of its choosing.
+ * @throws InvalidError naming auth.client_secret.
+ */
+function checkTokensStayAtTheirOrigin(
+  current: Endpoint,
+  body: { url?: string | undefined; auth?: { client_secret?: string | undefined } | null | undefined },
+): void {
+  if (current.auth === null || current.auth === undefined || body.url === undefined || body.auth === null) return;
+  const from = new URL(current.url).origin;
+  const to = new URL(body.url).origin;
+  if (from === to || body.auth?.client_secret !== undefined) return;
+  throw new InvalidError(
+    `auth.client_secret: required when url moves to another origin (${from} → ${to}): the stored secret's tokens go only to the origin it was given for; ` +
+      'give auth again with its client_secret, or null',
+  );
 }

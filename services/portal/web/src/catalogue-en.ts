@@ -16,6 +16,8 @@ export const en: Catalogue = {
   addEndpoint: 'Add endpoint',
   url: 'URL',
   urlHelp: 'HTTPS on port 443 or 8443, reachable from the internet.',
+  movedClientSecret: 'OAuth client secret',
+  movedClientSecretHelp: 'Its tokens go only to the address the secret was given for: to send them to {origin}, enter the client secret again.',
   description: 'Description',
   eventTypes: 'Event types',
   eventTypesAll: 'All event types',

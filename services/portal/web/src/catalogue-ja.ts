@@ -16,6 +16,9 @@ export const ja: Catalogue = {
   addEndpoint: 'エンドポイントを追加',
   url: 'URL',
   urlHelp: 'ポート 443 または 8443 の HTTPS で、インターネットから到達できること。',
+  movedClientSecret: 'OAuth クライアントシークレット',
+  movedClientSecretHelp:
+    'トークンはシークレットが登録されたアドレスにだけ送られます。{origin} に送るには、クライアントシークレットをもう一度入力してください。',
   description: '説明',
   eventTypes: 'イベントタイプ',
   eventTypesAll: 'すべてのイベントタイプ',

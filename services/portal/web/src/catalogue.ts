@@ -40,6 +40,8 @@ export type MessageKey =
   | 'addEndpoint'
   | 'url'
   | 'urlHelp'
+  | 'movedClientSecret'
+  | 'movedClientSecretHelp'
   | 'description'
   | 'eventTypes'
   | 'eventTypesAll'

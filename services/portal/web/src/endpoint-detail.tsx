@@ -16,6 +16,9 @@ import { TransformationPanel } from './transformation-panel.tsx';
 import { TrialPanel } from './trial-panel.tsx';
 import { attemptResult, Loading, Notice, Pill, statusWord, Time } from './ui.tsx';
 
+/** The fields EndpointForm shows a 422 next to (`auth`: the client secret it asks for when the URL moves to another origin). */
+const FORM_FIELDS = new Set(['url', 'description', 'event_types', 'retry', 'auth']);
+
 /**
  * Screen 2 (and "Add endpoint" with `id` null): edit, pause/resume, delete, secret, recovery, custom headers, client
  * certificate, OAuth 2.0, transformation.
@@ -42,6 +45,8 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       description: input.description || null,
       event_types: input.eventTypes,
       retry: input.retry,
+      // Moved to another origin: its OAuth settings as they are, with the secret given again.
+      ...(endpoint?.auth && input.clientSecret !== undefined ? { auth: { ...endpoint.auth, client_secret: input.clientSecret } } : {}),
     };
     try {
       if (id === null) {
@@ -58,8 +63,9 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
         setNotice(t.t('saved'));
       }
     } catch (err) {
+      // Next to the field the form shows; one it does not show (a rule of another panel's) is said as any other error, not lost.
       const field = err instanceof ApiError ? err.field : undefined;
-      if (field && err instanceof ApiError) setFieldErrors({ [field]: err.message });
+      if (field !== undefined && FORM_FIELDS.has(field) && err instanceof ApiError) setFieldErrors({ [field]: err.message });
       else ctx.fail(err);
     } finally {
       setBusy(false);
@@ -174,7 +180,16 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
       )}
 
       <h2>{t.t('settings')}</h2>
-      <EndpointForm t={t} eventTypes={ctx.eventTypes} initial={endpoint} busy={busy} fieldErrors={fieldErrors} submitLabel={t.t('save')} onSubmit={submit} />
+      <EndpointForm
+        t={t}
+        eventTypes={ctx.eventTypes}
+        initial={endpoint}
+        busy={busy}
+        fieldErrors={fieldErrors}
+        oauthOrigin={endpoint.auth ? new URL(endpoint.url).origin : null}
+        submitLabel={t.t('save')}
+        onSubmit={submit}
+      />
     </section>
   );
 }

@@ -10,6 +10,17 @@ export interface EndpointInput {
   description: string;
   eventTypes: string[] | null;
   retry: { count: number; interval: string };
+  /** The OAuth client secret given again: only when the URL moves an endpoint with OAuth to another origin. */
+  clientSecret?: string;
+}
+
+/** A URL's origin, or null while what is typed is no URL yet. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 const COUNTS = [0, 1, 2, 3, 5, 7, 12];
@@ -26,6 +37,11 @@ export function EndpointForm(props: {
   busy: boolean;
   /** The API's message per field (422), shown next to it. */
   fieldErrors: Record<string, string>;
+  /**
+   * The origin an endpoint's OAuth client secret was given for (null: no OAuth): its tokens go
+   * only there, so a URL of another origin asks for the secret again (the API's rule).
+   */
+  oauthOrigin?: string | null;
   submitLabel: string;
   onSubmit(input: EndpointInput): void;
   onCancel?: () => void;
@@ -37,6 +53,9 @@ export function EndpointForm(props: {
   const [search, setSearch] = useState('');
   const [count, setCount] = useState<number>(initial?.retry.count ?? 7);
   const [interval, setInterval] = useState<string>(initial?.retry.interval ?? 'progressive');
+  const [clientSecret, setClientSecret] = useState('');
+  const movedOrigin = props.oauthOrigin ? originOf(url) : null;
+  const asksSecret = movedOrigin !== null && movedOrigin !== props.oauthOrigin;
   const shown = eventTypes.filter((e) => `${e.name} ${e.description ?? ''}`.toLowerCase().includes(search.toLowerCase()));
   const listener = initial !== null && isListener(initial);
   const toggle = (name: string) => setChosen((c) => ((c ?? []).includes(name) ? (c ?? []).filter((n) => n !== name) : [...(c ?? []), name]));
@@ -46,7 +65,7 @@ export function EndpointForm(props: {
       class="form"
       onSubmit={(e) => {
         e.preventDefault();
-        props.onSubmit({ url, description, eventTypes: chosen, retry: { count, interval } });
+        props.onSubmit({ url, description, eventTypes: chosen, retry: { count, interval }, ...(asksSecret ? { clientSecret } : {}) });
       }}
     >
       {listener ? (
@@ -74,6 +93,29 @@ export function EndpointForm(props: {
           {fieldErrors['url'] && (
             <p id="ep-url-error" class="field-error">
               {fieldErrors['url']}
+            </p>
+          )}
+        </div>
+      )}
+      {asksSecret && (
+        <div class="field">
+          <label for="ep-client-secret">{t.t('movedClientSecret')}</label>
+          <input
+            id="ep-client-secret"
+            type="password"
+            required
+            autoComplete="off"
+            value={clientSecret}
+            aria-describedby="ep-client-secret-help ep-client-secret-error"
+            aria-invalid={fieldErrors['auth'] ? 'true' : undefined}
+            onInput={(e) => setClientSecret(e.currentTarget.value)}
+          />
+          <p id="ep-client-secret-help" class="help">
+            {t.t('movedClientSecretHelp', { origin: movedOrigin })}
+          </p>
+          {fieldErrors['auth'] && (
+            <p id="ep-client-secret-error" class="field-error">
+              {fieldErrors['auth']}
             </p>
           )}
         </div>
