@@ -223,6 +223,11 @@ describe('the portal in a browser', () => {
     const jaPage = await open(ja.url);
     await jaPage.getByRole('heading', { name: 'エンドポイント', exact: true }).waitFor();
     await shot(jaPage, 'endpoints-empty-ja-light');
+    // An API error next to its field in the page's language (the API's rule, said from the catalogue).
+    await jaPage.getByRole('button', { name: 'エンドポイントを追加' }).click();
+    await jaPage.getByLabel('URL', { exact: true }).fill('http://localhost/hook');
+    await jaPage.getByRole('button', { name: 'エンドポイントを作成' }).click();
+    await jaPage.locator('#ep-url-error', { hasText: 'URL は https でなければなりません。' }).waitFor();
     await jaPage.context().close();
 
     const browserJa = await linkFor();

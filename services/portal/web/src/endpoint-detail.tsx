@@ -3,6 +3,7 @@ import { api, ApiError, type Endpoint, type EndpointDetail, isListener } from '.
 import { AdvancedPanel } from './advanced-panel.tsx';
 import type { Ctx } from './ctx.ts';
 import { EndpointForm, type EndpointInput } from './endpoint-form.tsx';
+import { fieldErrorText } from './field-errors.ts';
 import { HeadersPanel } from './headers-panel.tsx';
 import { HealthPanel } from './health-panel.tsx';
 import { ListenBadge } from './listen-badge.tsx';
@@ -65,7 +66,7 @@ export function EndpointDetailView({ ctx, id, fresh }: { ctx: Ctx; id: string | 
     } catch (err) {
       // Next to the field the form shows; one it does not show (a rule of another panel's) is said as any other error, not lost.
       const field = err instanceof ApiError ? err.field : undefined;
-      if (field !== undefined && FORM_FIELDS.has(field) && err instanceof ApiError) setFieldErrors({ [field]: err.message });
+      if (field !== undefined && FORM_FIELDS.has(field) && err instanceof ApiError) setFieldErrors({ [field]: fieldErrorText(t, err.message) });
       else ctx.fail(err);
     } finally {
       setBusy(false);
