@@ -8,7 +8,7 @@ import { endpointHeadersInput } from './endpoint-headers.ts';
 import { endpointUrl } from './endpoint-url.ts';
 import { jsonProblem, MAX_JSON_DEPTH } from './json-value.ts';
 import { MAX_PAYLOAD_BYTES } from './limits.ts';
-import type { EndpointTransformation } from './model.ts';
+import type { EndpointTransformation, Tenant } from './model.ts';
 import { thousands } from './thousands.ts';
 
 /** The longest transformation code, in UTF-8 bytes (issue #45). */
@@ -84,12 +84,24 @@ export type TransformResult =
   | { ok: false; error: string };
 
 /**
- * Runs transformations (the port: @wirehook/transform's TransformRunner is the adapter). `key`
- * is whose turn a run waits in when the sandboxes are busy (an endpoint id). Every failure of
- * the code is a result (`ok: false`); it throws only for faults of its own (closed, no thread).
+ * Whose run it is, for the turns runs take when every sandbox thread is busy: by tenant first,
+ * then by endpoint within the tenant, so a tenant with many endpoints gets one turn a round like
+ * a tenant with one. `simulation`: the API's simulate route, not a send (bounded apart: see
+ * TransformRunner).
+ */
+export interface TransformTurn {
+  tenant: Tenant;
+  endpointId: string;
+  simulation: boolean;
+}
+
+/**
+ * Runs transformations (the port: @wirehook/transform's TransformRunner is the adapter). `turn`
+ * says whose turn a run waits in when the sandboxes are busy. Every failure of the code is a
+ * result (`ok: false`); it throws only for faults of its own (closed, no thread, its wait limits).
  */
 export interface Transformer {
-  run(code: string, input: TransformInput, now: number, key?: string): Promise<TransformResult>;
+  run(code: string, input: TransformInput, now: number, turn: TransformTurn): Promise<TransformResult>;
 }
 
 /**
@@ -179,21 +191,22 @@ export type TransformationOutcome = { kind: 'send'; request: CheckedTransformati
 
 /**
  * Runs `code` on `input` and checks what it returned (checkTransformedWebhook): the one path of
- * a send and of a simulation, so a simulation says what a send would do. `key`: the endpoint id
- * (whose turn the run waits in). `listener`: a listener endpoint, whose URL (where `wirehook
- * listen` forwards) the code may not change; `redacted`: see checkTransformedWebhook.
+ * a send and of a simulation, so a simulation says what a send would do. `turn`: whose turn the
+ * run waits in. `listener`: a listener endpoint, whose URL (where `wirehook listen` forwards) the
+ * code may not change; `redacted`: see checkTransformedWebhook.
  */
 export async function runTransformation(
   transformer: Transformer,
   code: string,
   input: TransformInput,
   now: number,
-  endpoint: { id: string; listener: boolean },
+  turn: TransformTurn,
+  listener: boolean,
   redacted?: ReadonlySet<string>,
 ): Promise<TransformationOutcome> {
-  const result = await transformer.run(code, input, now, endpoint.id);
+  const result = await transformer.run(code, input, now, turn);
   if (!result.ok) return { kind: 'error', error: result.error };
   if (result.cancel) return { kind: 'cancel' };
-  const checked = checkTransformedWebhook(result, redacted, endpoint.listener ? input.url : undefined);
+  const checked = checkTransformedWebhook(result, redacted, listener ? input.url : undefined);
   return 'error' in checked ? { kind: 'error', error: checked.error } : { kind: 'send', request: checked };
 }

@@ -32,8 +32,9 @@ export async function clusterApiDeps(config: ApiConfig, ctx: ServiceContext): Pr
   const grpc = { deadlineMs: config.GRPC_DEADLINE_MS, authToken: config.INTERNAL_AUTH_TOKEN, metrics: grpcMetrics(registry) };
   const intake = new IntakeGrpcClient({ address: config.INTAKE_GRPC_ADDRESS, ...grpc });
   const recovery = new RecoveryGrpcClient({ address: config.RECOVERY_GRPC_ADDRESS, ...grpc });
-  // A simulation waits for the thread at most 2 s, at most 2 of an endpoint's and 16 in all (else 503).
-  const transforms = new TransformRunner({ threads: 1, maxWaitMs: 2_000, maxWaitingPerKey: 2, maxWaiting: 16 });
+  // Simulations only: each waits for the thread at most 2 s, and a tenant has one at a time (else
+  // 503), so those waiting are at most one per tenant, in turn by tenant.
+  const transforms = new TransformRunner({ threads: 1, maxWaitMs: 2_000 });
   const deps: ApiDeps = {
     store,
     intake,

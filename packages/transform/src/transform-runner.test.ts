@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TransformerUnavailableError } from '@wirehook/core';
+import { TransformerUnavailableError, type OrgId, type TransformTurn } from '@wirehook/core';
 import { TransformRunner } from './transform-runner.ts';
 import type { TransformInput } from './transform-types.ts';
 
@@ -10,6 +10,12 @@ const input: TransformInput = {
   headers: { 'x-source': 'billing' },
   url: 'https://hooks.example.com/in',
 };
+
+/** A send's turn: `org`'s live environment, `endpointId`. */
+const send = (org: string, endpointId: string): TransformTurn => ({ tenant: { orgId: org as OrgId, env: 'live' }, endpointId, simulation: false });
+/** A simulation's turn (the API's simulate route). */
+const simulation = (org: string, endpointId: string): TransformTurn => ({ ...send(org, endpointId), simulation: true });
+const IDENTITY = 'function handler(w) { return w }';
 
 let runner: TransformRunner;
 beforeAll(async () => {
@@ -197,18 +203,82 @@ describe('TransformRunner: the sandbox', () => {
   });
 });
 
-describe('TransformRunner: runs waiting for a thread take turns by key', () => {
-  it("one key's queue delays another key's run by one run, not by the whole queue", async () => {
-    // The shared runner has one thread: ten runs of endpoint A queued, then one of endpoint B.
+describe('TransformRunner: runs waiting for a thread take turns by tenant, then by endpoint', () => {
+  it("a tenant queueing from 6 endpoints delays another tenant's run by one run, not one per endpoint; its endpoints take turns", async () => {
+    // The shared runner has one thread: tenant A queues 2 runs from each of 6 endpoints, then tenant B queues 1.
     const done: string[] = [];
-    const tag = (code: string, key: string, name: string) => runner.run(code, input, NOW, key).then(() => done.push(name));
+    const tag = (code: string, turn: TransformTurn, name: string) => runner.run(code, input, NOW, turn).then(() => done.push(name));
     const spin = 'function handler(w) { let n = 0; for (let i = 0; i < 2e5; i++) n += i; return w }';
-    const runs = Array.from({ length: 10 }, (_, i) => tag(spin, 'ep_a', `a${i}`));
-    runs.push(tag('function handler(w) { return w }', 'ep_b', 'b'));
+    const runs: Promise<unknown>[] = [];
+    for (let endpoint = 0; endpoint < 6; endpoint++) {
+      for (let nth = 0; nth < 2; nth++) runs.push(tag(spin, send('org_a', `ep_a${endpoint}`), `a${endpoint}.${nth}`));
+    }
+    runs.push(tag(IDENTITY, send('org_b', 'ep_b'), 'b'));
     await Promise.all(runs);
-    // a0 took the idle thread; a1 waited first, then b's turn came (FIFO would put b last, at 10).
+    // a0.0 took the idle thread, A's turn came once (a0.1), then B's: by endpoint B would wait for 6.
     expect(done.indexOf('b')).toBe(2);
-    expect(done.filter((name) => name.startsWith('a'))).toEqual(Array.from({ length: 10 }, (_, i) => `a${i}`));
+    // Within A, endpoint by endpoint: each endpoint's first run before any endpoint's second.
+    expect(done.filter((name) => name !== 'b')).toEqual(['a0.0', 'a0.1', 'a1.0', 'a2.0', 'a3.0', 'a4.0', 'a5.0', 'a1.1', 'a2.1', 'a3.1', 'a4.1', 'a5.1']);
+  });
+
+  it("an organisation's environments are two tenants", async () => {
+    const done: string[] = [];
+    const tag = (turn: TransformTurn, name: string) => runner.run(IDENTITY, input, NOW, turn).then(() => done.push(name));
+    const live = (endpointId: string) => send('org_a', endpointId);
+    const test: TransformTurn = { tenant: { orgId: 'org_a' as OrgId, env: 'test' }, endpointId: 'ep_t', simulation: false };
+    await Promise.all([tag(live('ep_1'), 'live1'), tag(live('ep_2'), 'live2'), tag(live('ep_3'), 'live3'), tag(test, 'test')]);
+    expect(done).toEqual(['live1', 'live2', 'test', 'live3']);
+  });
+
+  it("a run that ended its thread (the watchdog) gives its tenant's next turn to the tenant waiting behind", async () => {
+    const guarded = new TransformRunner({ watchdogGraceMs: 100 });
+    try {
+      await guarded.run(IDENTITY, input, NOW);
+      const done: string[] = [];
+      const tag = (code: string, turn: TransformTurn, name: string) => guarded.run(code, input, NOW, turn).then(() => done.push(name));
+      // A naive substring search in C that never polls the interrupt: the watchdog ends its thread.
+      const search = "function handler(w) { 'a'.repeat(300000).indexOf('a'.repeat(100000) + 'b'); return w }";
+      // A's second run queued before B's: by turn alone it would go first.
+      await Promise.all([tag(search, send('org_a', 'ep_a1'), 'a1'), tag(IDENTITY, send('org_a', 'ep_a2'), 'a2'), tag(IDENTITY, send('org_b', 'ep_b'), 'b')]);
+      expect(done).toEqual(['a1', 'b', 'a2']);
+      // A run that fails by its budget within the sandbox (the interrupt) keeps its thread and its tenant's turn.
+      done.length = 0;
+      const spin = 'function handler(w) { while (true) {} }';
+      await Promise.all([tag(spin, send('org_a', 'ep_a1'), 'a1'), tag(IDENTITY, send('org_a', 'ep_a2'), 'a2'), tag(IDENTITY, send('org_b', 'ep_b'), 'b')]);
+      expect(done).toEqual(['a1', 'a2', 'b']);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe('TransformRunner: simulations are one at a time per tenant and never count against sends', () => {
+  const ONE_SIMULATION_AT_A_TIME = new TransformerUnavailableError("this tenant's previous simulation is still running (one at a time)");
+
+  it("a tenant's second simulation, in flight or waiting, is refused at once; its first, another tenant's and its sends are not", async () => {
+    const bounded = new TransformRunner({ maxWaiting: 1, maxWaitingPerEndpoint: 1 });
+    try {
+      await bounded.run(IDENTITY, input, NOW);
+      // In flight: A's simulation holds the only thread; a second of A's (any endpoint) is refused.
+      const inFlight = bounded.run(IDENTITY, input, NOW, simulation('org_a', 'ep_a1'));
+      await expect(bounded.run(IDENTITY, input, NOW, simulation('org_a', 'ep_a2'))).rejects.toThrow(ONE_SIMULATION_AT_A_TIME);
+      // Waiting: B's first simulation waits; a second of B's is refused.
+      const waiting = bounded.run(IDENTITY, input, NOW, simulation('org_b', 'ep_b'));
+      await expect(bounded.run(IDENTITY, input, NOW, simulation('org_b', 'ep_b'))).rejects.toThrow(ONE_SIMULATION_AT_A_TIME);
+      // Two simulations wait and maxWaiting is 1: a send still gets the one waiting place, a second send does not.
+      const sendWaiting = bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a1'));
+      await expect(bounded.run(IDENTITY, input, NOW, send('org_c', 'ep_c'))).rejects.toThrow(
+        /every sandbox thread is busy \(0 runs of this endpoint waiting, 1 in all\)/,
+      );
+      // With the sends' waiting place taken, another tenant's simulation still waits for its turn.
+      const lateSimulation = bounded.run(IDENTITY, input, NOW, simulation('org_d', 'ep_d'));
+      expect(await Promise.all([inFlight, waiting, sendWaiting, lateSimulation])).toEqual(Array(4).fill(expect.objectContaining({ ok: true })));
+      // Both done: each tenant's next simulation runs.
+      expect(await bounded.run(IDENTITY, input, NOW, simulation('org_a', 'ep_a2'))).toMatchObject({ ok: true });
+      expect(await bounded.run(IDENTITY, input, NOW, simulation('org_b', 'ep_b'))).toMatchObject({ ok: true });
+    } finally {
+      await bounded.close();
+    }
   });
 });
 
@@ -232,15 +302,19 @@ describe('TransformRunner: a large payload and a poisoned prototype', () => {
 });
 
 describe('TransformRunner: the wait for a thread is bounded', () => {
-  it('refuses a run past maxWaitingPerKey waiting, or past maxWaitMs, as unavailable (not a failure of the code)', async () => {
-    const bounded = new TransformRunner({ maxWaitMs: 200, maxWaitingPerKey: 2 });
+  it('refuses a run past maxWaitingPerEndpoint waiting, or past maxWaitMs, as unavailable (not a failure of the code)', async () => {
+    const bounded = new TransformRunner({ maxWaitMs: 200, maxWaitingPerEndpoint: 2 });
     try {
       const spin = 'function handler(w) { while (true) {} }';
       // One run holds the thread (50 ms of CPU), two wait for it; a third of the same endpoint is refused at once.
-      const runs = [bounded.run(spin, input, NOW, 'ep_a'), bounded.run(spin, input, NOW, 'ep_a'), bounded.run(spin, input, NOW, 'ep_a')];
-      await expect(bounded.run(spin, input, NOW, 'ep_a')).rejects.toBeInstanceOf(TransformerUnavailableError);
+      const runs = [
+        bounded.run(spin, input, NOW, send('org_a', 'ep_a')),
+        bounded.run(spin, input, NOW, send('org_a', 'ep_a')),
+        bounded.run(spin, input, NOW, send('org_a', 'ep_a')),
+      ];
+      await expect(bounded.run(spin, input, NOW, send('org_a', 'ep_a'))).rejects.toBeInstanceOf(TransformerUnavailableError);
       // Another endpoint still gets its place in line.
-      const other = bounded.run('function handler(w) { return w }', input, NOW, 'ep_b');
+      const other = bounded.run('function handler(w) { return w }', input, NOW, send('org_a', 'ep_b'));
       const settled = await Promise.allSettled([...runs, other]);
       // Each either ran (its budget's failure, or ok) or was refused for its wait: never anything else.
       for (const s of settled) {

@@ -1,4 +1,4 @@
-import { TransformerUnavailableError, transformationCodeSizeProblem, type Transformer } from '@wirehook/core';
+import { TransformerUnavailableError, transformationCodeSizeProblem, type Transformer, type TransformTurn } from '@wirehook/core';
 import { SandboxThread } from './sandbox-thread.ts';
 import { toTransformResult } from './transform-result.ts';
 import type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';
@@ -11,15 +11,16 @@ export interface TransformRunnerOptions {
   memoryLimitBytes?: number | undefined;
   /** QuickJS's stack: deeper recursion fails as InternalError. Default 256 KiB; 16 KiB to 1 MiB. */
   stackLimitBytes?: number | undefined;
-  /** Sandbox threads, each running one transformation at a time; runs beyond them wait in order. Default 1. */
+  /** Sandbox threads, each running one transformation at a time; runs beyond them wait their turn (by tenant, then endpoint). Default 1. */
   threads?: number | undefined;
   /**
-   * Longest a run waits for a thread; past it, or with `maxWaitingPerKey` runs of its key (or
-   * `maxWaiting` in all) already waiting, it is refused with TransformerUnavailableError — the
-   * caller puts its work off instead of holding what it holds meanwhile. Default: no limit.
+   * Longest a run waits for a thread; past it, or with `maxWaitingPerEndpoint` sends of its
+   * endpoint (or `maxWaiting` sends in all) already waiting, it is refused with
+   * TransformerUnavailableError — the caller puts its work off instead of holding what it holds
+   * meanwhile. Default: no limit. Simulations are bounded apart (one per tenant) and count in neither.
    */
   maxWaitMs?: number | undefined;
-  maxWaitingPerKey?: number | undefined;
+  maxWaitingPerEndpoint?: number | undefined;
   maxWaiting?: number | undefined;
   /**
    * How much CPU past its budget a run may use inside a built-in that never polls QuickJS's
@@ -42,14 +43,25 @@ const DEFAULTS = { cpuBudgetMs: 50, memoryLimitBytes: 16 * 2 ** 20, stackLimitBy
 interface Waiter {
   resolve: (thread: SandboxThread) => void;
   reject: (err: Error) => void;
+  simulation: boolean;
+}
+
+/** A tenant's runs waiting for a thread, by endpoint: served one endpoint at a time in turn. */
+interface TenantQueue {
+  endpoints: Map<string, Waiter[]>;
+  /** Its last run ended its thread (the watchdog): its next turn goes to the tenants behind it. */
+  skipsNextTurn: boolean;
 }
 
 /** How long and how many runs may wait for a thread (see TransformRunnerOptions). */
 interface WaitLimits {
   maxWaitMs: number;
-  maxWaitingPerKey: number;
+  maxWaitingPerEndpoint: number;
   maxWaiting: number;
 }
+
+/** Runs given no turn (tests, a caller of its own) share one. */
+const NO_TURN: TransformTurn = { tenant: { orgId: '' as TransformTurn['tenant']['orgId'], env: 'test' }, endpointId: '', simulation: false };
 
 /**
  * Runs endpoint transformations (issue #45) in QuickJS sandboxes on worker threads: each run
@@ -65,12 +77,21 @@ export class TransformRunner implements Transformer {
   readonly #threads: SandboxThread[];
   readonly #idle: SandboxThread[];
   /**
-   * Runs waiting for a thread, by key (an endpoint): served one key at a time in turn, so a
-   * key with many runs queued (or slow ones) delays another key's by one run at most per
-   * thread, not by its whole queue. A Map keeps insertion order: a key served goes to the back.
+   * Runs waiting for a thread, by tenant, then by endpoint: served one tenant at a time in turn
+   * and, within a tenant, one endpoint at a time. So a tenant with many runs queued (or slow
+   * ones), from however many endpoints, delays another tenant's by one run at most per thread,
+   * not by its whole queue nor by one run per endpoint. A Map keeps insertion order: a tenant
+   * (an endpoint) served goes to the back.
    */
-  readonly #waiting = new Map<string, Waiter[]>();
+  readonly #waiting = new Map<string, TenantQueue>();
+  /**
+   * Tenants with a simulation in flight or waiting: one at a time each. A simulation takes its
+   * tenant's turns (so never another tenant's share), and with one each, a tenant's concurrent
+   * simulate calls cannot stand for many turns of its own nor fill the sends' waiting room.
+   */
+  readonly #simulating = new Set<string>();
   readonly #waitLimits: WaitLimits;
+  /** Sends waiting (simulations are not counted: they hold no dispatcher place). */
   #waitingCount = 0;
   #closed = false;
 
@@ -96,7 +117,7 @@ export class TransformRunner implements Transformer {
     this.#limits = { cpuBudgetMs, memoryLimitBytes, stackLimitBytes };
     this.#waitLimits = {
       maxWaitMs: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
-      maxWaitingPerKey: options.maxWaitingPerKey ?? Number.POSITIVE_INFINITY,
+      maxWaitingPerEndpoint: options.maxWaitingPerEndpoint ?? Number.POSITIVE_INFINITY,
       maxWaiting: options.maxWaiting ?? Number.POSITIVE_INFINITY,
     };
     this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs, wallLimitMs }));
@@ -117,21 +138,40 @@ export class TransformRunner implements Transformer {
    * Runs `code`'s `handler(webhook)` on `input`, with `Date.now()` equal to `now`. Every
    * failure of the code (syntax, exceptions, no handler, budget, memory, what it returned, code
    * over 32,768 bytes) is a result with `ok: false`, never an exception.
-   * `key` (an endpoint id): whose turn the run waits in when every thread is busy (see #waiting).
+   * `turn`: whose turn the run waits in when every thread is busy (see #waiting); a simulation
+   * is refused while its tenant has another in flight or waiting (see #simulating).
    * @throws RangeError when `now` is not a finite number; TransformerUnavailableError when the
    * runner is closed, no sandbox thread can be started, or the wait limits refuse the run
    * (nothing to do with the code).
    */
-  async run(code: string, input: TransformInput, now: number, key = ''): Promise<TransformResult> {
+  async run(code: string, input: TransformInput, now: number, turn: TransformTurn = NO_TURN): Promise<TransformResult> {
     if (this.#closed) throw new TransformerUnavailableError('TransformRunner is closed');
     if (!Number.isFinite(now)) throw new RangeError('now must be a finite number of milliseconds since the epoch');
     const tooLong = transformationCodeSizeProblem(code);
     if (tooLong !== null) return { ok: false, error: `transformation: the code ${tooLong}` };
+    const tenant = tenantKey(turn);
+    if (turn.simulation) {
+      if (this.#simulating.has(tenant)) throw new TransformerUnavailableError("this tenant's previous simulation is still running (one at a time)");
+      this.#simulating.add(tenant);
+    }
+    try {
+      return await this.#runOnThread(code, input, now, tenant, turn);
+    } finally {
+      if (turn.simulation) this.#simulating.delete(tenant);
+    }
+  }
+
+  async #runOnThread(code: string, input: TransformInput, now: number, tenant: string, turn: TransformTurn): Promise<TransformResult> {
     // Only these four fields, as text: no host object (nor its prototype) reaches the sandbox.
     const inputJson = JSON.stringify({ event_type: input.event_type, payload: input.payload, headers: input.headers, url: input.url });
-    const thread = this.#idle.pop() ?? (await this.#waitForThread(key));
+    const thread = this.#idle.pop() ?? (await this.#waitForThread(tenant, turn));
     try {
-      return toTransformResult(await thread.run({ code, inputJson, now }), input);
+      const outcome = await thread.run({ code, inputJson, now });
+      // The run ended its thread (the watchdog: a built-in that never yields, ~300 ms, then a new
+      // thread's start): its tenant's next turn goes to the tenants waiting behind it, else code
+      // that does this every time would delay another tenant by two such runs, past a send's 1 s wait.
+      if (!thread.alive) this.#skipNextTurn(tenant);
+      return toTransformResult(outcome, input);
     } catch (err) {
       // Not the code's failure (those are results): the thread would not start, or was closed.
       if (err instanceof TransformerUnavailableError) throw err;
@@ -143,13 +183,15 @@ export class TransformRunner implements Transformer {
     }
   }
 
-  /** A thread once one is free and it is `key`'s turn; refused past the wait limits (TransformerUnavailableError). */
-  #waitForThread(key: string): Promise<SandboxThread> {
-    const { maxWaitMs, maxWaitingPerKey, maxWaiting } = this.#waitLimits;
-    const queue = this.#waiting.get(key) ?? [];
-    if (queue.length >= maxWaitingPerKey || this.#waitingCount >= maxWaiting) {
+  /** A thread once one is free and it is the run's turn; refused past the wait limits (TransformerUnavailableError). */
+  #waitForThread(tenant: string, turn: TransformTurn): Promise<SandboxThread> {
+    const { maxWaitMs, maxWaitingPerEndpoint, maxWaiting } = this.#waitLimits;
+    const tenantQueue = this.#waiting.get(tenant) ?? { endpoints: new Map<string, Waiter[]>(), skipsNextTurn: false };
+    const queue = tenantQueue.endpoints.get(turn.endpointId) ?? [];
+    const sendsOfEndpoint = queue.filter((waiter) => !waiter.simulation).length;
+    if (!turn.simulation && (sendsOfEndpoint >= maxWaitingPerEndpoint || this.#waitingCount >= maxWaiting)) {
       return Promise.reject(
-        new TransformerUnavailableError(`every sandbox thread is busy (${queue.length} runs of this endpoint waiting, ${this.#waitingCount} in all)`),
+        new TransformerUnavailableError(`every sandbox thread is busy (${sendsOfEndpoint} runs of this endpoint waiting, ${this.#waitingCount} in all)`),
       );
     }
     return new Promise<SandboxThread>((resolve, reject) => {
@@ -163,49 +205,81 @@ export class TransformRunner implements Transformer {
           clearTimeout(timer);
           reject(err);
         },
+        simulation: turn.simulation,
       };
       if (Number.isFinite(maxWaitMs)) {
         timer = setTimeout(() => {
-          if (!this.#forget(key, waiter)) return;
+          if (!this.#forget(tenant, turn.endpointId, waiter)) return;
           reject(new TransformerUnavailableError(`no sandbox thread was free within ${maxWaitMs} ms`));
         }, maxWaitMs);
         timer.unref();
       }
       queue.push(waiter);
-      this.#waitingCount++;
-      this.#waiting.set(key, queue);
+      if (!waiter.simulation) this.#waitingCount++;
+      tenantQueue.endpoints.set(turn.endpointId, queue);
+      this.#waiting.set(tenant, tenantQueue);
     });
   }
 
-  /** Takes `waiter` out of `key`'s queue: false when it was no longer waiting. */
-  #forget(key: string, waiter: Waiter): boolean {
-    const queue = this.#waiting.get(key);
+  /** Takes `waiter` out of its endpoint's queue: false when it was no longer waiting. */
+  #forget(tenant: string, endpointId: string, waiter: Waiter): boolean {
+    const tenantQueue = this.#waiting.get(tenant);
+    const queue = tenantQueue?.endpoints.get(endpointId);
     const at = queue?.indexOf(waiter) ?? -1;
-    if (queue === undefined || at < 0) return false;
+    if (tenantQueue === undefined || queue === undefined || at < 0) return false;
     queue.splice(at, 1);
-    this.#waitingCount--;
-    if (queue.length === 0) this.#waiting.delete(key);
+    if (!waiter.simulation) this.#waitingCount--;
+    if (queue.length === 0) tenantQueue.endpoints.delete(endpointId);
+    if (tenantQueue.endpoints.size === 0) this.#waiting.delete(tenant);
     return true;
   }
 
-  /** The first waiter of the key whose turn it is; that key goes to the back of the turns. */
+  /** Marks `tenant`'s next turn to be skipped; only while it has runs waiting (one arriving later queues at the back anyway). */
+  #skipNextTurn(tenant: string): void {
+    const tenantQueue = this.#waiting.get(tenant);
+    if (tenantQueue !== undefined) tenantQueue.skipsNextTurn = true;
+  }
+
+  /**
+   * The first waiter of the tenant whose turn it is, of its endpoint whose turn it is; both go
+   * to the back of their turns. A tenant marked to skip goes to the back once, its mark cleared,
+   * so the loop ends within one pass over the tenants.
+   */
   #nextWaiter(): Waiter | undefined {
-    for (const [key, queue] of this.#waiting) {
-      const waiter = queue.shift();
-      this.#waitingCount--;
-      this.#waiting.delete(key);
-      if (queue.length > 0) this.#waiting.set(key, queue);
+    for (;;) {
+      const first = this.#waiting.entries().next();
+      if (first.done) return undefined;
+      const [tenant, tenantQueue] = first.value;
+      this.#waiting.delete(tenant);
+      if (tenantQueue.skipsNextTurn) {
+        tenantQueue.skipsNextTurn = false;
+        this.#waiting.set(tenant, tenantQueue);
+        continue;
+      }
+      const [endpointId, queue] = tenantQueue.endpoints.entries().next().value!;
+      const waiter = queue.shift()!;
+      if (!waiter.simulation) this.#waitingCount--;
+      tenantQueue.endpoints.delete(endpointId);
+      if (queue.length > 0) tenantQueue.endpoints.set(endpointId, queue);
+      if (tenantQueue.endpoints.size > 0) this.#waiting.set(tenant, tenantQueue);
       return waiter;
     }
-    return undefined;
   }
 
   /** Ends the sandbox threads. Runs in flight or waiting are rejected; later runs throw. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const queue of this.#waiting.values()) for (const waiter of queue) waiter.reject(new TransformerUnavailableError('TransformRunner is closed'));
+    for (const tenantQueue of this.#waiting.values()) {
+      for (const queue of tenantQueue.endpoints.values())
+        for (const waiter of queue) waiter.reject(new TransformerUnavailableError('TransformRunner is closed'));
+    }
     this.#waiting.clear();
     this.#waitingCount = 0;
     await Promise.all(this.#threads.map((thread) => thread.close()));
   }
+}
+
+/** One key per tenant (an organisation's environment): its turns are shared by all its endpoints. */
+function tenantKey(turn: TransformTurn): string {
+  return `${turn.tenant.orgId}/${turn.tenant.env}`;
 }

@@ -103,7 +103,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   const transforms = new TransformRunner({
     threads: settings.TRANSFORM_THREADS,
     maxWaitMs: 1_000,
-    maxWaitingPerKey: settings.ENDPOINT_SLOTS,
+    maxWaitingPerEndpoint: settings.ENDPOINT_SLOTS,
     maxWaiting: Math.max(1, Math.floor(settings.DISPATCH_CONCURRENCY / 2)),
   });
   const dispatcher = new Dispatcher({

@@ -357,6 +357,17 @@ describe('WebhookSender: an endpoint’s transformation', () => {
     expect(await s.metric('wirehook_transformations_total', { result: 'send' })).toBe(1);
   });
 
+  it("waits for a sandbox thread in its tenant's turn, as a send of its endpoint (turns go by tenant, then endpoint)", async () => {
+    const job = await claimed({ transformation: storedTransformation({ code: RENAME, enabled: true }) });
+    const run = vi.spyOn(transforms, 'run');
+    try {
+      await webhooks().send(job, s.clock.now());
+      expect(run).toHaveBeenCalledWith(RENAME, expect.anything(), expect.any(Number), { tenant: job.tenant, endpointId: job.endpoint.id, simulation: false });
+    } finally {
+      run.mockRestore();
+    }
+  });
+
   it('enabled: false sends the webhook as if there were none', async () => {
     const job = await claimed({ transformation: storedTransformation({ code: RENAME, enabled: false }) });
     expect(await webhooks().send(job, s.clock.now())).toEqual(OK);

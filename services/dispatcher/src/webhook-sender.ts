@@ -233,7 +233,8 @@ export class WebhookSender {
       headers: { ...customHeaders(job, this.#signingKeys) },
       url: job.endpoint.url,
     };
-    const ran = await runTransformation(this.#deps.transforms, code, input, at, { id: job.endpoint.id, listener: job.endpoint.type === 'listen' });
+    const turn = { tenant: job.tenant, endpointId: job.endpoint.id, simulation: false };
+    const ran = await runTransformation(this.#deps.transforms, code, input, at, turn, job.endpoint.type === 'listen');
     const seconds = (performance.now() - started) / 1000;
     this.#deps.metrics.transformations.inc({ result: ran.kind });
     this.#deps.metrics.transformationDuration.observe(seconds);

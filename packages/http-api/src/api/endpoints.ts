@@ -216,7 +216,7 @@ export function endpointsRouter(
     const endpoint = await load(tenant, res, pathId(req));
     const body = parseInput(simulateTransformationBody, req.body, 'request body');
     const started = performance.now();
-    res.json(await simulateTransformation(deps.transforms, endpoint, body, clock.now(), () => performance.now() - started));
+    res.json(await simulateTransformation(deps.transforms, tenant, endpoint, body, clock.now(), () => performance.now() - started));
   });
 
   // Scope before body: the body is read only once the key may recover.

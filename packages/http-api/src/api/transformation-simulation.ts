@@ -5,6 +5,7 @@ import {
   UnavailableError,
   webhookBody,
   type Endpoint,
+  type Tenant,
   type TransformationSimulationResponse,
   type Transformer,
 } from '@wirehook/core';
@@ -21,10 +22,12 @@ export interface SimulationInput {
  * endpoint's stored transformation — the same run and checks as a send (runTransformation), at
  * `now`, nothing sent. The code is given the endpoint's custom headers as the API shows them
  * (redacted): a simulation never opens a sealed value, so it can never echo one.
- * @throws InvalidError (422) when there is no code to run; UnavailableError (503) when the sandbox is busy past its wait limits or down.
+ * @throws InvalidError (422) when there is no code to run; UnavailableError (503) when the sandbox is busy past its wait limits
+ * or down, or the tenant's previous simulation is still running.
  */
 export async function simulateTransformation(
   transformer: Transformer,
+  tenant: Tenant,
   endpoint: Endpoint,
   input: SimulationInput,
   now: number,
@@ -37,7 +40,10 @@ export async function simulateTransformation(
   const listener = endpoint.type === 'listen';
   let ran: Awaited<ReturnType<typeof runTransformation>>;
   try {
-    ran = await runTransformation(transformer, code, webhook, now, { id: endpoint.id, listener }, new Set(Object.values(headers)));
+    // A simulation: one at a time per tenant, in the tenant's own turns (TransformRunner), so a
+    // tenant's simulate calls never crowd out other tenants' sends through a shared sandbox.
+    const turn = { tenant, endpointId: endpoint.id, simulation: true };
+    ran = await runTransformation(transformer, code, webhook, now, turn, listener, new Set(Object.values(headers)));
   } catch (err) {
     // The sandbox is busy (its wait limits) or down: ours, and passing — 503, try again.
     if (err instanceof TransformerUnavailableError) throw new UnavailableError(`transformation: ${err.message}; try again shortly`);
