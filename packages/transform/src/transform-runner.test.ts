@@ -268,7 +268,7 @@ describe('TransformRunner: simulations are one at a time per tenant and never co
       // Two simulations wait and maxWaiting is 1: a send still gets the one waiting place, a second send does not.
       const sendWaiting = bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a1'));
       await expect(bounded.run(IDENTITY, input, NOW, send('org_c', 'ep_c'))).rejects.toThrow(
-        /every sandbox thread is busy \(0 runs of this endpoint waiting, 1 in all\)/,
+        /every sandbox thread is busy \(0 runs of this endpoint waiting, 0 of its tenant, 1 in all\)/,
       );
       // With the sends' waiting place taken, another tenant's simulation still waits for its turn.
       const lateSimulation = bounded.run(IDENTITY, input, NOW, simulation('org_d', 'ep_d'));
@@ -325,6 +325,28 @@ describe('TransformRunner: the wait for a thread is bounded', () => {
       await bounded.close();
     }
     await expect(bounded.run('function handler(w) { return w }', input, NOW)).rejects.toBeInstanceOf(TransformerUnavailableError);
+  });
+});
+
+describe('TransformRunner: a tenant’s sends waiting are bounded apart from the others’', () => {
+  it('with maxWaitingPerTenant 2, its third send waiting (from a third endpoint) is refused; another tenant’s is not', async () => {
+    const bounded = new TransformRunner({ maxWaitingPerTenant: 2, maxWaiting: 4 });
+    try {
+      await bounded.run(IDENTITY, input, NOW);
+      const inFlight = bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a1'));
+      // Two of A's wait: the tenant's limit, from two endpoints.
+      const waiting = [bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a2')), bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a3'))];
+      await expect(bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a4'))).rejects.toThrow(
+        new TransformerUnavailableError('every sandbox thread is busy (0 runs of this endpoint waiting, 2 of its tenant, 2 in all)'),
+      );
+      // Two places are left in all: B's send takes one.
+      const other = bounded.run(IDENTITY, input, NOW, send('org_b', 'ep_b'));
+      // Once A's first waiting send is done (its second still waiting, B's run next), A may queue another.
+      const next = waiting[0]!.then(() => bounded.run(IDENTITY, input, NOW, send('org_a', 'ep_a4')));
+      expect(await Promise.all([inFlight, ...waiting, other, next])).toEqual(Array(5).fill(expect.objectContaining({ ok: true })));
+    } finally {
+      await bounded.close();
+    }
   });
 });
 

@@ -15,12 +15,13 @@ export interface TransformRunnerOptions {
   threads?: number | undefined;
   /**
    * Longest a run waits for a thread; past it, or with `maxWaitingPerEndpoint` sends of its
-   * endpoint (or `maxWaiting` sends in all) already waiting, it is refused with
+   * endpoint (`maxWaitingPerTenant` of its tenant, `maxWaiting` in all) already waiting, it is refused with
    * TransformerUnavailableError — the caller puts its work off instead of holding what it holds
    * meanwhile. Default: no limit. Simulations are bounded apart (one per tenant) and count in neither.
    */
   maxWaitMs?: number | undefined;
   maxWaitingPerEndpoint?: number | undefined;
+  maxWaitingPerTenant?: number | undefined;
   maxWaiting?: number | undefined;
   /**
    * How much CPU past its budget a run may use inside a built-in that never polls QuickJS's
@@ -49,6 +50,8 @@ interface Waiter {
 /** A tenant's runs waiting for a thread, by endpoint: served one endpoint at a time in turn. */
 interface TenantQueue {
   endpoints: Map<string, Waiter[]>;
+  /** Its sends among them (maxWaitingPerTenant). */
+  sends: number;
   /** Its last run ended its thread (the watchdog): its next turn goes to the tenants behind it. */
   skipsNextTurn: boolean;
 }
@@ -57,6 +60,7 @@ interface TenantQueue {
 interface WaitLimits {
   maxWaitMs: number;
   maxWaitingPerEndpoint: number;
+  maxWaitingPerTenant: number;
   maxWaiting: number;
 }
 
@@ -118,6 +122,7 @@ export class TransformRunner implements Transformer {
     this.#waitLimits = {
       maxWaitMs: options.maxWaitMs ?? Number.POSITIVE_INFINITY,
       maxWaitingPerEndpoint: options.maxWaitingPerEndpoint ?? Number.POSITIVE_INFINITY,
+      maxWaitingPerTenant: options.maxWaitingPerTenant ?? Number.POSITIVE_INFINITY,
       maxWaiting: options.maxWaiting ?? Number.POSITIVE_INFINITY,
     };
     this.#threads = Array.from({ length: threads }, () => new SandboxThread({ limits: this.#limits, watchdogGraceMs, wallLimitMs }));
@@ -185,14 +190,16 @@ export class TransformRunner implements Transformer {
 
   /** A thread once one is free and it is the run's turn; refused past the wait limits (TransformerUnavailableError). */
   #waitForThread(tenant: string, turn: TransformTurn): Promise<SandboxThread> {
-    const { maxWaitMs, maxWaitingPerEndpoint, maxWaiting } = this.#waitLimits;
-    const tenantQueue = this.#waiting.get(tenant) ?? { endpoints: new Map<string, Waiter[]>(), skipsNextTurn: false };
+    const { maxWaitMs, maxWaitingPerEndpoint, maxWaitingPerTenant, maxWaiting } = this.#waitLimits;
+    const tenantQueue = this.#waiting.get(tenant) ?? { endpoints: new Map<string, Waiter[]>(), sends: 0, skipsNextTurn: false };
     const queue = tenantQueue.endpoints.get(turn.endpointId) ?? [];
     const sendsOfEndpoint = queue.filter((waiter) => !waiter.simulation).length;
-    if (!turn.simulation && (sendsOfEndpoint >= maxWaitingPerEndpoint || this.#waitingCount >= maxWaiting)) {
-      return Promise.reject(
-        new TransformerUnavailableError(`every sandbox thread is busy (${sendsOfEndpoint} runs of this endpoint waiting, ${this.#waitingCount} in all)`),
-      );
+    // The tenant's own cap as well as the shared one: else one tenant's many endpoints could
+    // fill the waiting room, and every other tenant's send would be refused at once.
+    const full = sendsOfEndpoint >= maxWaitingPerEndpoint || tenantQueue.sends >= maxWaitingPerTenant || this.#waitingCount >= maxWaiting;
+    if (!turn.simulation && full) {
+      const counts = `${sendsOfEndpoint} runs of this endpoint waiting, ${tenantQueue.sends} of its tenant, ${this.#waitingCount} in all`;
+      return Promise.reject(new TransformerUnavailableError(`every sandbox thread is busy (${counts})`));
     }
     return new Promise<SandboxThread>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -215,7 +222,7 @@ export class TransformRunner implements Transformer {
         timer.unref();
       }
       queue.push(waiter);
-      if (!waiter.simulation) this.#waitingCount++;
+      if (!waiter.simulation) this.#countSend(tenantQueue, +1);
       tenantQueue.endpoints.set(turn.endpointId, queue);
       this.#waiting.set(tenant, tenantQueue);
     });
@@ -228,10 +235,16 @@ export class TransformRunner implements Transformer {
     const at = queue?.indexOf(waiter) ?? -1;
     if (tenantQueue === undefined || queue === undefined || at < 0) return false;
     queue.splice(at, 1);
-    if (!waiter.simulation) this.#waitingCount--;
+    if (!waiter.simulation) this.#countSend(tenantQueue, -1);
     if (queue.length === 0) tenantQueue.endpoints.delete(endpointId);
     if (tenantQueue.endpoints.size === 0) this.#waiting.delete(tenant);
     return true;
+  }
+
+  /** One send more (+1) or fewer (-1) waiting, of `tenantQueue`'s tenant and in all. */
+  #countSend(tenantQueue: TenantQueue, change: 1 | -1): void {
+    tenantQueue.sends += change;
+    this.#waitingCount += change;
   }
 
   /** Marks `tenant`'s next turn to be skipped; only while it has runs waiting (one arriving later queues at the back anyway). */
@@ -258,7 +271,7 @@ export class TransformRunner implements Transformer {
       }
       const [endpointId, queue] = tenantQueue.endpoints.entries().next().value!;
       const waiter = queue.shift()!;
-      if (!waiter.simulation) this.#waitingCount--;
+      if (!waiter.simulation) this.#countSend(tenantQueue, -1);
       tenantQueue.endpoints.delete(endpointId);
       if (queue.length > 0) tenantQueue.endpoints.set(endpointId, queue);
       if (tenantQueue.endpoints.size > 0) this.#waiting.set(tenant, tenantQueue);

@@ -97,14 +97,17 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
   const egress: DeliveryEgress = thread ?? new HttpEgress({ policy: addressPolicy, lookup, ...limits });
   // Sandbox threads start at the first transformation: endpoints without one cost nothing.
   // A send waits for a sandbox thread at most a second, and at most half the dispatcher's places
-  // wait (an endpoint's slots bound its own share): the wait holds a place and a slot, so one
-  // tenant's slow code cannot hold them all, nor for long. Past the limits a send is put off for a
+  // wait (an endpoint's slots bound its own share, a tenant's half of those bounds its endpoints'):
+  // the wait holds a place and a slot, so one tenant's slow code cannot hold them all, nor for
+  // long, nor turn every other tenant's send away. Past the limits a send is put off for a
   // second, no attempt. (Tighter per-endpoint caps put healthy load off: bench, transformed.)
+  const maxWaiting = Math.max(1, Math.floor(settings.DISPATCH_CONCURRENCY / 2));
   const transforms = new TransformRunner({
     threads: settings.TRANSFORM_THREADS,
     maxWaitMs: 1_000,
     maxWaitingPerEndpoint: settings.ENDPOINT_SLOTS,
-    maxWaiting: Math.max(1, Math.floor(settings.DISPATCH_CONCURRENCY / 2)),
+    maxWaitingPerTenant: Math.max(1, Math.floor(maxWaiting / 2)),
+    maxWaiting,
   });
   const dispatcher = new Dispatcher({
     transforms,
