@@ -9,6 +9,7 @@ import {
   storedTransformation,
   transformationHash,
   TRANSFORMED_JSON_DEPTH,
+  urlBoundsOf,
 } from './endpoint-transformation.ts';
 
 const URL_OK = 'https://hooks.example.com/in';
@@ -68,6 +69,32 @@ describe('checkTransformedWebhook', () => {
     const listener = 'http://localhost:3000/webhook';
     expect(checkTransformedWebhook({ payload: {}, headers: {}, url: listener }, new Set(), listener)).toMatchObject({ url: listener });
     expect(checkTransformedWebhook({ payload: {}, headers: {}, url: URL_OK }, new Set(), listener)).toEqual({ error: LISTENER_URL_ERROR });
+  });
+
+  it('an endpoint with auth keeps its origin (its OAuth token goes only there): another host, scheme or port refused, another path taken', () => {
+    const origin = new URL(URL_OK).origin;
+    const moved = (url: string) => checkTransformedWebhook({ payload: {}, headers: {}, url }, new Set(), undefined, origin);
+    expect(moved(`${origin}/elsewhere?x=1`)).toMatchObject({ url: `${origin}/elsewhere?x=1` });
+    for (const url of ['https://other.example/in', `${origin}:8443/in`]) {
+      expect(moved(url)).toEqual({
+        error:
+          `transformation: the returned url ${url} is at another origin than the endpoint's (${origin}): ` +
+          'an endpoint with auth sends its OAuth token only there',
+      });
+    }
+    // Without auth: any origin the URL rules take.
+    expect(checkTransformedWebhook({ payload: {}, headers: {}, url: 'https://other.example/in' }, new Set(), undefined, null)).toMatchObject({
+      url: 'https://other.example/in',
+    });
+  });
+
+  it('urlBoundsOf: a listener keeps its URL; an endpoint with auth its origin; one without, neither', () => {
+    expect(urlBoundsOf({ type: 'listen', url: 'http://localhost:3000/hook', auth: null })).toEqual({ listener: true, tokenOrigin: null });
+    expect(urlBoundsOf({ type: 'webhook', url: 'https://hooks.acme.example:8443/in?x=1', auth: { type: 'oauth2_client_credentials' } })).toEqual({
+      listener: false,
+      tokenOrigin: 'https://hooks.acme.example:8443',
+    });
+    expect(urlBoundsOf({ type: 'webhook', url: 'https://hooks.acme.example/in', auth: null })).toEqual({ listener: false, tokenOrigin: null });
   });
 
   it('a simulation’s redacted stand-ins (…abcd) are checked as the stored values they stand for, and shown as given', () => {

@@ -141,12 +141,22 @@ export function checkTransformedWebhook(
   result: TransformedWebhook,
   redacted: ReadonlySet<string> = new Set(),
   listenerUrl?: string,
+  tokenOrigin?: string | null,
 ): CheckedTransformation | { error: string } {
   // A listener's URL is where `wirehook listen` forwards on the developer's machine (http, any
   // port): not an endpoint URL, and the code may not change it at all.
   if (listenerUrl !== undefined && result.url !== listenerUrl) return { error: LISTENER_URL_ERROR };
   const url = listenerUrl !== undefined ? { success: true as const, data: listenerUrl } : endpointUrl.safeParse(result.url);
   if (!url.success) return { error: `transformation: the returned url ${result.url.slice(0, 200)} is refused: ${issuesOf(url.error)}` };
+  // An endpoint with `auth` sends its OAuth token only to the origin its secret was given for
+  // (as a PATCH of its URL must give the secret again to move it): the code may change the path.
+  if (tokenOrigin && new URL(url.data).origin !== tokenOrigin) {
+    return {
+      error:
+        `transformation: the returned url ${result.url.slice(0, 200)} is at another origin than the endpoint's (${tokenOrigin}): ` +
+        'an endpoint with auth sends its OAuth token only there',
+    };
+  }
   // A redacted stand-in is checked as the stored value it stands for was (header-safe text).
   const asStored = redacted.size === 0 ? result.headers : mapValues(result.headers, (value) => (redacted.has(value) ? 'stored-value' : value));
   const checked = endpointHeadersInput.safeParse(asStored);
@@ -189,11 +199,25 @@ export const LISTENER_URL_ERROR = "transformation: a listener endpoint's url can
 /** A transformation's run, checked: what to send, a cancel, or the attempt's `transformation: …` error. */
 export type TransformationOutcome = { kind: 'send'; request: CheckedTransformation } | { kind: 'cancel' } | { kind: 'error'; error: string };
 
+/** What a transformation may not move of its endpoint's URL (urlBoundsOf). */
+export interface UrlBounds {
+  /** A listener endpoint: its URL (where `wirehook listen` forwards) stays as it is. */
+  listener: boolean;
+  /** An endpoint with `auth`: the origin its OAuth token goes to, which the URL keeps; null: any. */
+  tokenOrigin: string | null;
+}
+
+/** The bounds a transformation's URL keeps for `endpoint` (a send's and a simulation's alike). */
+export function urlBoundsOf(endpoint: { type?: string | undefined; url: string; auth?: unknown }): UrlBounds {
+  const listener = endpoint.type === 'listen';
+  return { listener, tokenOrigin: !listener && endpoint.auth ? new URL(endpoint.url).origin : null };
+}
+
 /**
  * Runs `code` on `input` and checks what it returned (checkTransformedWebhook): the one path of
  * a send and of a simulation, so a simulation says what a send would do. `turn`: whose turn the
- * run waits in. `listener`: a listener endpoint, whose URL (where `wirehook listen` forwards) the
- * code may not change; `redacted`: see checkTransformedWebhook.
+ * run waits in. `bounds`: what of the URL the code may not change (urlBoundsOf); `redacted`: see
+ * checkTransformedWebhook.
  */
 export async function runTransformation(
   transformer: Transformer,
@@ -201,12 +225,12 @@ export async function runTransformation(
   input: TransformInput,
   now: number,
   turn: TransformTurn,
-  listener: boolean,
+  bounds: UrlBounds,
   redacted?: ReadonlySet<string>,
 ): Promise<TransformationOutcome> {
   const result = await transformer.run(code, input, now, turn);
   if (!result.ok) return { kind: 'error', error: result.error };
   if (result.cancel) return { kind: 'cancel' };
-  const checked = checkTransformedWebhook(result, redacted, listener ? input.url : undefined);
+  const checked = checkTransformedWebhook(result, redacted, bounds.listener ? input.url : undefined, bounds.tokenOrigin);
   return 'error' in checked ? { kind: 'error', error: checked.error } : { kind: 'send', request: checked };
 }

@@ -393,6 +393,31 @@ describe('WebhookSender: an endpoint’s transformation', () => {
     expect(direct.requests).toHaveLength(0);
   });
 
+  it('an endpoint with auth: its code may move the path, not the origin (its OAuth token goes only there); no token is fetched for a refused one', async () => {
+    const moving = async (to: string) => {
+      const code = `function handler(w) { w.url = ${JSON.stringify(to)}; return w }`;
+      const { t, endpoint } = await s.endpoint({ transformation: storedTransformation({ code, enabled: true }) });
+      await s.withOAuth(t, endpoint);
+      const [id] = await s.due(t);
+      return s.claim(id!);
+    };
+    const elsewhere = await moving('https://collector.evil.example/in');
+    const origin = new URL(elsewhere.endpoint.url).origin;
+    expect(await webhooks().send(elsewhere, s.clock.now())).toMatchObject({
+      ok: false,
+      status: null,
+      error:
+        `transformation: the returned url https://collector.evil.example/in is at another origin than the endpoint's (${origin}): ` +
+        'an endpoint with auth sends its OAuth token only there',
+    });
+    expect(direct.requests).toHaveLength(0);
+    expect(direct.tokenFetches).toHaveLength(0);
+    // The same origin, another path: sent, with its token.
+    const samePlace = await moving(`${origin}/v2/in`);
+    expect(await webhooks().send(samePlace, s.clock.now())).toMatchObject({ ok: true });
+    expect(direct.requests.map((r) => [r.url, r.headers['authorization']])).toEqual([[`${origin}/v2/in`, 'Bearer token-1']]);
+  });
+
   it('a listener endpoint’s code changes its payload (its http URL is not refused), and may not move its URL', async () => {
     const keep = await claimed({
       type: 'listen',

@@ -3,6 +3,7 @@
 import {
   CANCELLED_ATTEMPT_ERROR,
   runTransformation,
+  urlBoundsOf,
   TransformerUnavailableError,
   sameHost,
   UnsealError,
@@ -234,7 +235,7 @@ export class WebhookSender {
       url: job.endpoint.url,
     };
     const turn = { tenant: job.tenant, endpointId: job.endpoint.id, simulation: false };
-    const ran = await runTransformation(this.#deps.transforms, code, input, at, turn, job.endpoint.type === 'listen');
+    const ran = await runTransformation(this.#deps.transforms, code, input, at, turn, urlBoundsOf(job.endpoint));
     const seconds = (performance.now() - started) / 1000;
     this.#deps.metrics.transformations.inc({ result: ran.kind });
     this.#deps.metrics.transformationDuration.observe(seconds);

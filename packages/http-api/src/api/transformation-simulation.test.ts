@@ -45,3 +45,24 @@ describe('simulateTransformation: one simulation at a time per tenant (the route
     expect(await simulateTransformation(runner, tenantA, endpoint('ep_a2'), body, NOW, elapsed)).toMatchObject({ cancel: false, error: null });
   });
 });
+
+describe('simulateTransformation: says what a send would do', () => {
+  it('on an endpoint with auth, code moving the URL to another origin is the send’s transformation error; another path is taken', async () => {
+    const withAuth = { ...endpoint('ep_auth'), auth: { type: 'oauth2_client_credentials' } } as unknown as Endpoint;
+    const moving = (url: string) => ({ ...body, code: `function handler(w) { w.url = ${JSON.stringify(url)}; return w }` });
+    expect(await simulateTransformation(runner, tenantA, withAuth, moving('https://collector.evil.example/in'), NOW, elapsed)).toMatchObject({
+      request: null,
+      error:
+        "transformation: the returned url https://collector.evil.example/in is at another origin than the endpoint's (https://hooks.example.com): " +
+        'an endpoint with auth sends its OAuth token only there',
+    });
+    expect(await simulateTransformation(runner, tenantA, withAuth, moving('https://hooks.example.com/v2'), NOW, elapsed)).toMatchObject({
+      error: null,
+      request: { url: 'https://hooks.example.com/v2' },
+    });
+    // Without auth, the same code moves it.
+    expect(await simulateTransformation(runner, tenantA, endpoint('ep_plain'), moving('https://collector.evil.example/in'), NOW, elapsed)).toMatchObject({
+      error: null,
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import {
   InvalidError,
   runTransformation,
+  urlBoundsOf,
   TransformerUnavailableError,
   UnavailableError,
   webhookBody,
@@ -37,13 +38,12 @@ export async function simulateTransformation(
   if (code === undefined) throw new InvalidError('code: the endpoint has no transformation; give the code to try');
   const headers = { ...(endpoint.headers?.shown ?? {}) };
   const webhook = { event_type: input.event_type, payload: input.payload, headers, url: endpoint.url };
-  const listener = endpoint.type === 'listen';
   let ran: Awaited<ReturnType<typeof runTransformation>>;
   try {
     // A simulation: one at a time per tenant, in the tenant's own turns (TransformRunner), so a
     // tenant's simulate calls never crowd out other tenants' sends through a shared sandbox.
     const turn = { tenant, endpointId: endpoint.id, simulation: true };
-    ran = await runTransformation(transformer, code, webhook, now, turn, listener, new Set(Object.values(headers)));
+    ran = await runTransformation(transformer, code, webhook, now, turn, urlBoundsOf(endpoint), new Set(Object.values(headers)));
   } catch (err) {
     // The sandbox is busy (its wait limits) or down: ours, and passing — 503, try again.
     if (err instanceof TransformerUnavailableError) throw new UnavailableError(`transformation: ${err.message}; try again shortly`);
