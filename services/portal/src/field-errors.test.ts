@@ -4,7 +4,7 @@
 import { createEndpointBody, InvalidError, parseInput, patchEndpointBody } from '@wirehook/core';
 import { AddressPolicy, checkEndpointUrl } from '@wirehook/egress';
 import { describe, expect, it } from 'vitest';
-import { fieldErrorText } from '../web/src/field-errors.ts';
+import { fieldErrorText, fieldErrorUnder } from '../web/src/field-errors.ts';
 import { translator } from '../web/src/i18n.ts';
 
 const ja = translator('ja');
@@ -70,6 +70,15 @@ describe('the endpoint form’s field errors in the page’s language', () => {
     expect(fieldErrorText(en, 'url: must use https')).toBe('url: must use https');
     // The create body words its rules the same way (one schema of the URL).
     expect(() => parseInput(createEndpointBody, { consumer_id: 'con_1', url: 'http://x.example' }, 'request body')).toThrow('url: must use https');
+  });
+
+  it('an OAuth token URL’s host is said as an endpoint URL’s (the API names auth.token_url in place of url); in English a panel drops the prefix', async () => {
+    // What the API's checkUrl makes of the egress's message for another field.
+    const message = `auth.token_url${(await refusedHost('https://private.example/token', { 'private.example': ['10.0.0.5'] })).slice(3)}`;
+    expect(message).toMatch(/^auth\.token_url host "private\.example" resolves to 10\.0\.0\.5/);
+    expect(fieldErrorText(ja, message)).toBe('ホスト private.example は 10.0.0.5 に解決されます。公開アドレスではありません。');
+    expect(fieldErrorUnder(en, 'auth.token_url: must use https', /^auth\.[a-z_]+:\s*/)).toBe('must use https');
+    expect(fieldErrorUnder(ja, 'auth.token_url: must use https', /^auth\.[a-z_]+:\s*/)).toBe('URL は https でなければなりません。');
   });
 
   it('the OAuth secret asked again names the new origin', () => {

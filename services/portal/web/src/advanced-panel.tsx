@@ -21,7 +21,7 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
   const [on, setOn] = useState(endpoint.compat_signature !== null);
   const [fixedIp, setFixedIp] = useState(endpoint.fixed_ip);
   const [compat, setCompat] = useState<CompatSignature>(endpoint.compat_signature ?? NO_COMPAT);
-  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const { busy, notice, error, said, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   const set = (change: Partial<CompatSignature>) => setCompat((c) => ({ ...c, ...change }));
 
   const save = (e: Event) => {
@@ -95,7 +95,7 @@ export function AdvancedPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
         )}
         {error && (
           <p id="compat-error" class="field-error">
-            {error}
+            {said}
           </p>
         )}
         <div>

@@ -16,11 +16,11 @@ interface Rule {
 }
 
 const RULES: readonly Rule[] = [
-  { pattern: /^url host (\S+) is a raw IP address;/, key: 'refusedRawIp', vars: (m) => ({ host: m[1]! }) },
-  { pattern: /^url host "([^"]+)" is an internal host name;/, key: 'refusedInternalHost', vars: (m) => ({ host: m[1]! }) },
-  { pattern: /^url host "([^"]+)" resolves to ([^,]+),/, key: 'refusedPrivateAddress', vars: (m) => ({ host: m[1]!, address: m[2]! }) },
-  { pattern: /^url host "([^"]+)" did not resolve within ([\d.]+) s$/, key: 'refusedSlowDns', vars: (m) => ({ host: m[1]!, seconds: m[2]! }) },
-  { pattern: /^url host "([^"]+)" does not resolve/, key: 'refusedNoDns', vars: (m) => ({ host: m[1]! }) },
+  { pattern: /^[a-z_.]*url host (\S+) is a raw IP address;/, key: 'refusedRawIp', vars: (m) => ({ host: m[1]! }) },
+  { pattern: /^[a-z_.]*url host "([^"]+)" is an internal host name;/, key: 'refusedInternalHost', vars: (m) => ({ host: m[1]! }) },
+  { pattern: /^[a-z_.]*url host "([^"]+)" resolves to ([^,]+),/, key: 'refusedPrivateAddress', vars: (m) => ({ host: m[1]!, address: m[2]! }) },
+  { pattern: /^[a-z_.]*url host "([^"]+)" did not resolve within ([\d.]+) s$/, key: 'refusedSlowDns', vars: (m) => ({ host: m[1]!, seconds: m[2]! }) },
+  { pattern: /^[a-z_.]*url host "([^"]+)" does not resolve/, key: 'refusedNoDns', vars: (m) => ({ host: m[1]! }) },
   { pattern: /^(?:url is|[a-z_.]+: is) not a valid URL$/, key: 'refusedNotUrl' },
   { pattern: /^[a-z_.]+: must use https$/, key: 'refusedHttps' },
   { pattern: /^[a-z_.]+: must use port 443 or 8443$/, key: 'refusedPort' },
@@ -36,7 +36,7 @@ const RULES: readonly Rule[] = [
   { pattern: /^auth\.client_secret: required when url moves to another origin \(\S+ → (\S+)\)/, key: 'refusedSecretAgain', vars: (m) => ({ origin: m[1]! }) },
 ];
 
-/** `message` (a 422's, for one field) in `t`'s language: English as the API wrote it. */
+/** `message` (a 422's, for one field) in `t`'s language: English as the API wrote it (an endpoint's `url` and an OAuth `token_url` alike). */
 export function fieldErrorText(t: Translator, message: string): string {
   if (t.locale === 'en') return message;
   for (const rule of RULES) {
@@ -44,4 +44,12 @@ export function fieldErrorText(t: Translator, message: string): string {
     if (m !== null) return t.t(rule.key, rule.vars?.(m, t) ?? {});
   }
   return t.t('refusedOther', { message });
+}
+
+/**
+ * What a panel shows under the field `prefix` names (`auth.token_url: `): in English the API's
+ * words without the prefix (the field says which), in another language fieldErrorText's.
+ */
+export function fieldErrorUnder(t: Translator, message: string, prefix: RegExp): string {
+  return t.locale === 'en' ? message.replace(prefix, '') : fieldErrorText(t, message);
 }

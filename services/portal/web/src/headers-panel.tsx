@@ -37,7 +37,7 @@ export function HeadersPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: 
   const [rows, setRows] = useState<Row[] | null>(null);
   const [nextId, setNextId] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
-  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const { busy, notice, error, said, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   // Values are known only while the endpoint's names are the ones saved from here.
   const knownAll = known !== null && shown !== null && sameNames(known, shown) ? known : null;
 
@@ -88,7 +88,7 @@ export function HeadersPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: 
   const removeAll = () => {
     if (confirm(t.t('headersRemoveAllConfirm'))) void write({}, t.t('headersRemovedAll'));
   };
-  const message = problem ?? error;
+  const message = problem ?? said;
 
   return (
     <section class="panel" aria-labelledby="headers-title">
@@ -130,7 +130,7 @@ export function HeadersPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: 
           </div>
           {error && (
             <p class="field-error" role="alert">
-              {error}
+              {said}
             </p>
           )}
         </>

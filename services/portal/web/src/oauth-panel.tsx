@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { type EndpointDetail, isListener } from './api.ts';
 import type { Ctx } from './ctx.ts';
 import type { Translator } from './i18n.ts';
+import { fieldErrorText, fieldErrorUnder } from './field-errors.ts';
 import { Notice } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
 
@@ -45,7 +46,8 @@ export function OAuthPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: En
   const error = dismissed ? null : apiError;
 
   const errorField = (FIELD.exec(error ?? '')?.[1] as OAuthField | undefined) ?? null;
-  const errorText = error?.replace(FIELD, '') ?? null;
+  const errorText = error === null ? null : fieldErrorUnder(t, error, FIELD);
+  const said = error === null ? null : fieldErrorText(t, error);
   const set = (change: Partial<Draft>) => setDraft((d) => (d === null ? d : { ...d, ...change }));
 
   const save = async (e: Event) => {
@@ -159,7 +161,7 @@ export function OAuthPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: En
           </div>
           {error && errorField === null && (
             <p id="oauth-error" class="field-error" role="alert">
-              {error}
+              {said}
             </p>
           )}
           <div class="row">
@@ -174,7 +176,7 @@ export function OAuthPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: En
       )}
       {draft === null && error && (
         <p class="field-error" role="alert">
-          {error}
+          {said}
         </p>
       )}
       {notice && <Notice kind="ok">{notice}</Notice>}

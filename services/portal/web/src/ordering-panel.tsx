@@ -13,7 +13,7 @@ type Ordering = EndpointDetail['ordering'];
 export function OrderingPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: EndpointDetail; onChange: () => void }) {
   const { t } = ctx;
   const [ordering, setOrdering] = useState<Ordering>(endpoint.ordering);
-  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const { busy, notice, error, said, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   const save = (e: Event) => {
     e.preventDefault();
     void patch({ ordering });
@@ -36,7 +36,7 @@ export function OrderingPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint:
       </fieldset>
       {error && (
         <p id="ordering-error" class="field-error">
-          {error}
+          {said}
         </p>
       )}
       <button type="submit" disabled={busy || ordering === endpoint.ordering}>

@@ -32,7 +32,7 @@ export function RateLimitPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint
   const { t } = ctx;
   const saved = endpoint.rate_limit ?? null;
   const [text, setText] = useState(saved === null ? '' : String(saved));
-  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const { busy, notice, error, said, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
   const write = async (rateLimit: number | null) => {
     if (await patch({ rate_limit: rateLimit }, t.t(rateLimit === null ? 'rateLimitCleared' : 'saved'))) setText(rateLimit === null ? '' : String(rateLimit));
   };
@@ -66,7 +66,7 @@ export function RateLimitPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint
         />
         {error && (
           <p id="rate-limit-error" class="field-error">
-            {error}
+            {said}
           </p>
         )}
       </div>

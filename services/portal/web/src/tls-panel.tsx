@@ -4,6 +4,7 @@ import type { Ctx } from './ctx.ts';
 import type { Translator } from './i18n.ts';
 import { Notice } from './ui.tsx';
 import { useEndpointPatch } from './use-endpoint-patch.ts';
+import { fieldErrorUnder } from './field-errors.ts';
 
 type TlsShown = NonNullable<EndpointDetail['tls']>;
 type TlsField = 'client_certificate' | 'client_key' | 'server_ca';
@@ -28,12 +29,12 @@ export function TlsPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: Endp
   const [certificate, setCertificate] = useState('');
   const [key, setKey] = useState('');
   const [serverCa, setServerCa] = useState('');
-  const { busy, notice, error, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
+  const { busy, notice, error, said, patch } = useEndpointPatch(ctx, endpoint.id, onChange);
 
   const fieldOf = (message: string | null): TlsField | null =>
     (/^tls\.(client_certificate|client_key|server_ca):/.exec(message ?? '')?.[1] as TlsField | undefined) ?? null;
   const errorField = fieldOf(error);
-  const errorText = error?.replace(/^tls\.[a-z_]+:\s*/, '') ?? null;
+  const errorText = error === null ? null : fieldErrorUnder(t, error, /^tls\.[a-z_]+:\s*/);
 
   const close = () => {
     setOpen(false);
@@ -103,7 +104,7 @@ export function TlsPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: Endp
           {area('server_ca', t.t('tlsServerCaInput'), t.t('tlsServerCaHelp'), serverCa, setServerCa, false)}
           {error && errorField === null && (
             <p class="field-error" role="alert">
-              {error}
+              {said}
             </p>
           )}
           <div class="row">
@@ -118,7 +119,7 @@ export function TlsPanel({ ctx, endpoint, onChange }: { ctx: Ctx; endpoint: Endp
       )}
       {!open && error && (
         <p class="field-error" role="alert">
-          {error}
+          {said}
         </p>
       )}
       {notice && <Notice kind="ok">{notice}</Notice>}

@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from './api.ts';
 import type { Ctx } from './ctx.ts';
+import { fieldErrorText } from './field-errors.ts';
 
 /**
  * A panel's own PATCH of its endpoint (ordering, rate limit, network and signature): busy while
- * it runs, the API's 422 message kept for under the form, a notice once saved, and the page told
- * to read the endpoint again. Other failures go to the page's error handling.
+ * it runs, the API's 422 message kept for under the form (`error`, as the API wrote it, for
+ * telling its field; `said`, in the page's language), a notice once saved, and the page told to
+ * read the endpoint again. Other failures go to the page's error handling.
  */
 export function useEndpointPatch(ctx: Ctx, endpointId: string, onChange: () => void) {
   const [busy, setBusy] = useState(false);
@@ -29,5 +31,5 @@ export function useEndpointPatch(ctx: Ctx, endpointId: string, onChange: () => v
       setBusy(false);
     }
   };
-  return { busy, notice, error, patch };
+  return { busy, notice, error, said: error === null ? null : fieldErrorText(ctx.t, error), patch };
 }
