@@ -29,6 +29,11 @@ const ORDER_SCHEMA = {
   required: ['order_id', 'items'],
   $defs: { item: { type: 'object', properties: { sku: { type: 'string' }, price: { type: 'number' } }, required: ['sku', 'price'] } },
 };
+/** `props` string properties in one definition, referred to `refs` times. */
+function referredSchema(props: number, refs: number) {
+  const leaf = { type: 'object', properties: Object.fromEntries(Array.from({ length: props }, (_, i) => [`p${i}`, { type: 'string' }])) };
+  return { $defs: { leaf }, type: 'object', properties: Object.fromEntries(Array.from({ length: refs }, (_, i) => [`a${i}`, { $ref: '#/$defs/leaf' }])) };
+}
 const GOOD = { order_id: 'o_1', items: [{ sku: 'A-1', price: 9.5 }] };
 const send = (event_type: string, payload: unknown) => t.api.post('/v1/messages', { consumer: 'catalog-customer', event_type, payload });
 const messageCount = async () => (await t.api.get('/v1/messages?limit=100')).body.items.length as number;
@@ -99,6 +104,11 @@ describe('catalog entries', () => {
     ['enforce without a schema', { validation: 'enforce' }, /^validation: enforce needs a schema/],
     ['a schema that is not JSON Schema', { schema: { type: 'no-such-type' } }, /^schema: not a JSON Schema Wirehook can use/],
     ['an unknown keyword (strict)', { schema: { type: 'object', requried: ['a'] } }, /^schema: not a JSON Schema Wirehook can use .*requried/],
+    [
+      'a schema of 200 references to a definition of 100 properties (41,207 values expanded; it froze every tenant for seconds)',
+      { schema: referredSchema(100, 200) },
+      /^schema: more than 10000 JSON values counting each \$ref as a copy of what it refers to; at most 10000/,
+    ],
     ['six examples', { schema: { type: 'object' }, examples: [{}, {}, {}, {}, {}, {}] }, /^examples: may have at most 5 examples/],
     ['the reserved name openapi.json', { name: 'openapi.json' }, /openapi\.json is reserved/],
   ])('refuses %s with 422 and stores nothing', async (_, body, message) => {

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { checkCatalogEntry, regexKeywordIn, SchemaValidators } from './event-catalog.ts';
+import { checkCatalogEntry, compileSchema, regexKeywordIn, SchemaValidators } from './event-catalog.ts';
+import { expandedSchemaSize } from './schema-size.ts';
+
+/**
+ * A definition of `props` string properties referred to `refs` times, and `pad` numbers in
+ * `examples` to make the count exact: 7 + 2·props + 5·refs + 2·props·refs + 1 + pad values
+ * with each $ref expanded (the tester's 100 × 200 freezing every tenant was 41,207 + 1).
+ */
+function referredSchema(props: number, refs: number, pad = 0) {
+  const leaf = { type: 'object', properties: Object.fromEntries(Array.from({ length: props }, (_, i) => [`p${i}`, { type: 'string' }])) };
+  const properties = Object.fromEntries(Array.from({ length: refs }, (_, i) => [`a${i}`, { $ref: '#/$defs/leaf' }]));
+  return { $defs: { leaf }, type: 'object', properties, examples: Array.from({ length: pad }, (_, i) => i) };
+}
 
 describe('SchemaValidators', () => {
   it('keeps schemas apart: two tenants’ schemas of one $id each check their own rules', () => {
@@ -29,5 +41,25 @@ describe('checkCatalogEntry', () => {
   it('takes a property named pattern (a name, not a keyword), and schemas without expressions', () => {
     expect(regexKeywordIn({ properties: { pattern: { type: 'string' }, patternProperties: { type: 'object' } } })).toBeNull();
     expect(() => checkCatalogEntry({ type: 'object', properties: { pattern: { type: 'string', maxLength: 40 } } }, [{ pattern: 'x' }])).not.toThrow();
+  });
+});
+
+describe('the size of a schema with its references expanded', () => {
+  it('takes 10,000 JSON values counting each $ref as a copy, and refuses 10,001 before compiling', () => {
+    // 40 properties referred to 116 times: 9,948 values, and 52 or 53 numbers beside them.
+    expect(expandedSchemaSize(referredSchema(40, 116, 52), 20_000)).toBe(10_000);
+    expect(() => checkCatalogEntry(referredSchema(40, 116, 52), [])).not.toThrow();
+    expect(expandedSchemaSize(referredSchema(40, 116, 53), 20_000)).toBe(10_001);
+    expect(() => checkCatalogEntry(referredSchema(40, 116, 53), [])).toThrow(
+      'schema: more than 10000 JSON values counting each $ref as a copy of what it refers to; at most 10000',
+    );
+  });
+
+  it('refuses the schema that froze every tenant (100 properties referred to 200 times: 41,208 values, 8.6 KB)', () => {
+    expect(() => checkCatalogEntry(referredSchema(100, 200), [])).toThrow('schema: more than 10000 JSON values');
+  });
+
+  it('compiles a $ref as a call, not a copy: 116 references to 40 properties make a validator of under 100,000 characters (copied: 1.7 MB)', () => {
+    expect(compileSchema(referredSchema(40, 116)).toString().length).toBeLessThan(100_000);
   });
 });
