@@ -71,6 +71,20 @@ describe('an enforcing event type', () => {
   });
 });
 
+describe('uniqueItems (checked in linear time, not pairwise)', () => {
+  it('refuses an array with an item repeated, objects in any key order, naming both; takes distinct items', async () => {
+    const made = await t.api.post('/v1/event-types', { name: 'tags.set', schema: { type: 'array', uniqueItems: true }, validation: 'enforce' });
+    expect(made.status).toBe(201);
+    const twice = await send('tags.set', [{ a: 1, b: 2 }, [0], { b: 2, a: 1 }]);
+    expect(twice.status).toBe(422);
+    expect(twice.body.message).toBe(
+      'payload: must NOT have duplicate items (items ## 0 and 2 are identical) (uniqueItems): ' +
+        "the payload does not match event type tags.set's schema (validation: enforce)",
+    );
+    expect((await send('tags.set', [{ a: 1 }, { a: '1' }, [0], [1], 0, '0'])).status).toBe(202);
+  });
+});
+
 describe('catalog entries', () => {
   it('a changed schema is a new version, the earlier one listed; other changes keep the version', async () => {
     await t.api.post('/v1/event-types', { name: 'user.signed_up', description: 'A user signed up', schema: { type: 'object' } });
