@@ -34,6 +34,9 @@ interface Entry {
   dueAt: number;
 }
 
+/** An entry a sweep gives out, with its tenant (its endpoint's due entry carries it). */
+type GivenEntry = Entry & { tenant: Tenant };
+
 /** A due entry: one endpoint's deliveries in one month (due-queue.ts). */
 interface Queued {
   _id: string;
@@ -57,7 +60,7 @@ interface Queued {
  * at one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
-  const due: Entry[] = [];
+  const due: GivenEntry[] = [];
   const visited = new Set<string>();
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   let last: Queued | undefined;
@@ -76,7 +79,7 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
   }
   return sharePerEndpoint(due.sort(byDue), perEndpoint)
     .slice(0, limit)
-    .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId }));
+    .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId, tenant: d.tenant }));
 }
 
 /**
@@ -121,7 +124,7 @@ function byDue(a: Entry, b: Entry): number {
  * each one's first entries, moves its bound (nextBound) and returns each active endpoint's
  * share of what is due.
  */
-async function takeAndRead(conn: MongoConnection, now: number, queued: readonly Queued[], perEndpoint: number): Promise<Entry[]> {
+async function takeAndRead(conn: MongoConnection, now: number, queued: readonly Queued[], perEndpoint: number): Promise<GivenEntry[]> {
   const held = now + DUE_PAGE_LEASE_MS;
   // An entry of a month retention has dropped (a late noteDue wrote it): deleted, not read.
   const oldest = (await conn.months(now))[0];
@@ -146,7 +149,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
   const status = new Map(
     (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
   );
-  const given: Entry[] = [];
+  const given: GivenEntry[] = [];
   const stranded: Stranded[] = [];
   await Promise.all(
     won.map(async (queuedEndpoint) => {
@@ -160,7 +163,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
       const state = status.get(queuedEndpoint.endpointId);
       const ready = entries.filter((d) => d.dueAt <= now);
       // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
-      if (state === 'active') given.push(...ready.slice(0, perEndpoint));
+      if (state === 'active') given.push(...ready.slice(0, perEndpoint).map((d) => ({ ...d, tenant: { orgId: t.orgId as OrgId, env: t.env } })));
       else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
       const next = nextBound(state, entries, now);
       if (next === 'gone') {

@@ -91,10 +91,14 @@ export class StaleBacklogError extends Error {
   }
 }
 
-/** A due delivery, as the sweeper sees it: which endpoint it waits for decides whether there is room. */
+/**
+ * A due delivery, as the sweeper sees it: which endpoint it waits for, and whose it is, decide
+ * whether there is room (an endpoint's slots, a tenant's share of a dispatcher's places).
+ */
 export interface DueDelivery {
   id: DeliveryId;
   endpointId: EndpointId;
+  tenant: Tenant;
 }
 
 /** The claim an attempt is completed for: plain data, only what `complete` reads. */

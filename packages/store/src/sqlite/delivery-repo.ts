@@ -64,7 +64,8 @@ const CLAIMABLE = `${DUE_UNLEASED}
 const CLAIM_ONE = `UPDATE deliveries AS d SET lease_until = ?, lease_token = lease_token + 1, resend = 0
   WHERE d.id = ? AND ${CLAIMABLE} RETURNING *`;
 /** The oldest due, by deliveries_due (named: DeliveryRepo.due says why). */
-const OLDEST_DUE = `SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`;
+const OLDEST_DUE = `SELECT d.id, d.endpoint_id, d.org_id, d.env FROM deliveries d INDEXED BY deliveries_due
+  WHERE ${CLAIMABLE} ORDER BY d.next_attempt_at LIMIT ?`;
 const RELEASE_LEASE = `UPDATE deliveries SET lease_until = NULL, next_attempt_at = ? WHERE id = ? AND lease_token = ? AND ${OPEN}`;
 const JOB_ENDPOINT = `SELECT ${JOB_ENDPOINT_COLUMNS} FROM endpoints WHERE id = ?`;
 
@@ -90,7 +91,7 @@ const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
 // most `each` (3rd parameter) of every endpoint, the oldest due `limit` (4th) of those.
 const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS}
-  SELECT d.id, d.endpoint_id FROM eps
+  SELECT d.id, d.endpoint_id, d.org_id, d.env FROM eps
   JOIN endpoints e ON e.id = eps.ep AND e.status = 'active'
   JOIN deliveries d ON d.rowid IN (
     SELECT d.rowid FROM deliveries d
@@ -442,7 +443,11 @@ function checkCount(value: number, name: string): void {
 }
 
 function toDue(row: Row): DueDelivery {
-  return { id: text(row, 'id') as DeliveryId, endpointId: text(row, 'endpoint_id') as EndpointId };
+  return {
+    id: text(row, 'id') as DeliveryId,
+    endpointId: text(row, 'endpoint_id') as EndpointId,
+    tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+  };
 }
 
 /** `rows` (in their order), at most `perEndpoint` of each endpoint. */

@@ -122,7 +122,7 @@ describe('SQLite query plans', () => {
   });
 
   it('finds every endpoint’s oldest due deliveries (the fairness walk): a skip scan of the endpoints not held, then (0, endpoint, 0, due)', () => {
-    const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT d.id, d.endpoint_id FROM eps'));
+    const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT d.id, d.endpoint_id, d.org_id, d.env FROM eps'));
     const skip = [
       'CO-ROUTINE eps',
       'SETUP',
@@ -248,7 +248,7 @@ describe('SQLite query plans: ordered lanes', () => {
   });
 
   it('keeps waiting deliveries out of the due scan: due and the backlog gauge read deliveries_due by due time (no sort)', () => {
-    const due = planOf('SELECT d.id, d.endpoint_id FROM deliveries d INDEXED BY deliveries_due WHERE');
+    const due = planOf('SELECT d.id, d.endpoint_id, d.org_id, d.env FROM deliveries d INDEXED BY deliveries_due');
     expect(due).toBe('SEARCH d USING INDEX deliveries_due (next_attempt_at<?) | SEARCH e EXISTS USING INDEX endpoints_tenant (org_id=? AND env=? AND id=?)');
     // The gauge: a count of at most BACKLOG_COUNT_CAP entries (sqlite-file.test.ts), and one seek for the oldest.
     const backlog = planOf('SELECT (SELECT count(*) FROM (SELECT 1 FROM deliveries INDEXED BY deliveries_due');

@@ -99,7 +99,7 @@ export function describeLeaseContract(f: Fixtures): void {
   });
 
   describe('deliveries: due is fair between endpoints', () => {
-    it('takes at most perEndpoint of one endpoint, so a backlog does not hide another endpoint’s due delivery', async () => {
+    it('takes at most perEndpoint of one endpoint, so a backlog does not hide another endpoint’s due delivery; each names its tenant', async () => {
       const noisy = await m.scene();
       const backlog: DeliveryId[] = [];
       for (let i = 0; i < 12; i++) backlog.push(m.only(await m.send(noisy.t)));
@@ -119,8 +119,8 @@ export function describeLeaseContract(f: Fixtures): void {
       expect(noisyTaken.length).toBeGreaterThanOrEqual(1);
       expect(noisyTaken.length).toBeLessThanOrEqual(3);
       expect(mine).toEqual([
-        ...backlog.slice(0, noisyTaken.length).map((id) => ({ id, endpointId: noisy.endpoint.id })),
-        { id: waiting, endpointId: healthy.endpoint.id },
+        ...backlog.slice(0, noisyTaken.length).map((id) => ({ id, endpointId: noisy.endpoint.id, tenant: noisy.t })),
+        { id: waiting, endpointId: healthy.endpoint.id, tenant: healthy.t },
       ]);
       expect(page.length).toBeLessThanOrEqual(10);
       // Without a backlog in the way, the plain order and the cap agree.
