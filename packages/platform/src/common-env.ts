@@ -321,6 +321,10 @@ export const dispatchEnv = {
   // 256 let a backlog grow, and bounds in-flight 1 MB payloads to half the chart's 1 GiB (docs/benchmarks.md)
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(4_096).default(512),
   ENDPOINT_SLOTS: z.coerce.number().int().min(1).max(1_000).default(16), // concurrent sends to one endpoint per process
+  // of DISPATCH_CONCURRENCY, the sends one tenant (org + environment) may hold at once per process, so one
+  // tenant's slow receivers never take every place; unset: a quarter of DISPATCH_CONCURRENCY, at least
+  // ENDPOINT_SLOTS (128 of 512); DISPATCH_CONCURRENCY or more: no bound but the places
+  DISPATCH_PLACES_PER_TENANT: z.coerce.number().int().min(1).max(4_096).optional(),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000), // how often due deliveries are looked for
   TRANSFORM_THREADS: z.coerce.number().int().min(1).max(16).default(1), // sandbox threads running endpoints' transformations per process (started at the first)
   RETENTION_INTERVAL_MS: z.coerce

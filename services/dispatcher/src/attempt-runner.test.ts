@@ -16,6 +16,7 @@ import { MemoryKv } from '@wirehook/kv';
 import { Registry } from 'prom-client';
 import { DispatchScene, FakeSender, until } from './testing/dispatch-scene.ts';
 import { SendGate } from './send-gate.ts';
+import { TenantShares } from './tenant-shares.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender } from './webhook-sender.ts';
 import { TransformRunner } from '@wirehook/transform';
@@ -43,10 +44,12 @@ afterEach(async () => {
   await s.close();
 });
 
-function build(options: { places?: number; slots?: number; heldOverPayloadBytes?: number } = {}) {
+function build(options: { places?: number; slots?: number; placesPerTenant?: number; heldOverPayloadBytes?: number } = {}) {
   const { store, clock, metrics } = s;
   const logger = silentLogger();
   const places = new AttemptPlaces(options.places ?? 10);
+  // Unless a test bounds it, a tenant may use every place.
+  const shares = new TenantShares(options.placesPerTenant ?? places.size);
   const ledger = new WakeupLedger(LEASE_MS);
   const throttle = new EndpointThrottle({
     kv: new MemoryKv({ clock }),
@@ -83,6 +86,7 @@ function build(options: { places?: number; slots?: number; heldOverPayloadBytes?
     logger,
     metrics,
     places,
+    shares,
     ledger,
     due,
     leases,
@@ -92,7 +96,7 @@ function build(options: { places?: number; slots?: number; heldOverPayloadBytes?
     recorder,
     ...(options.heldOverPayloadBytes === undefined ? {} : { heldOverPayloadBytes: options.heldOverPayloadBytes }),
   });
-  return { runner, places, ledger, gate, told };
+  return { runner, places, shares, ledger, gate, told };
 }
 
 const allSent = (t: Parameters<DispatchScene['statusOf']>[0], ids: DeliveryId[]) =>

@@ -11,6 +11,7 @@ import type { DueSweep } from './due-sweep.ts';
 import type { Admitted, EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import { gateEntry, type SendGate, type Turn } from './send-gate.ts';
+import type { TenantShares } from './tenant-shares.ts';
 import type { WakeupLedger } from './wakeup-ledger.ts';
 import type { WebhookSender } from './webhook-sender.ts';
 
@@ -19,6 +20,8 @@ export interface AttemptRunnerDeps {
   logger: Logger;
   metrics: DispatcherMetrics;
   places: AttemptPlaces;
+  /** Each tenant's share of the places: a claimed delivery over it goes back to the store. */
+  shares: TenantShares;
   ledger: WakeupLedger;
   /** Told when a delivery is left in the store, and when a place frees up. */
   due: Pick<DueSweep, 'fellBehind' | 'placeFreed' | 'refill' | 'wakeAt'>;
@@ -146,9 +149,26 @@ export class AttemptRunner {
   /** Due again at once, for the sweeper (the store is the truth: its lease would run out anyway). */
   #giveBack(job: DeliveryJob, now: number): void {
     this.#deps.due.fellBehind();
+    this.#release(job, now);
+  }
+
+  /**
+   * Due again at once, its tenant over its share: not `fellBehind` (every freed place would
+   * sweep for what the sweep leaves alone), the tenant's sends ending ask for it (TenantShares).
+   * (A hand-off held over for a place meets its tenant's share when it starts, like any other.)
+   */
+  #giveBackOverShare(job: DeliveryJob, now: number): Promise<void> {
+    this.#deps.ledger.forget(job.delivery.id);
+    this.#deps.metrics.overTenantShare.inc();
+    return this.#release(job, now);
+  }
+
+  /** Writes the release of `job`'s lease, due at `now`; settled() waits for it. */
+  #release(job: DeliveryJob, now: number): Promise<void> {
     const release = this.#deps.leases.release(job, now);
     this.#releasing.add(release);
     void release.finally(() => this.#releasing.delete(release));
+    return release;
   }
 
   /**
@@ -211,16 +231,38 @@ export class AttemptRunner {
       if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
       return false;
     }
-    return this.#start(job, now);
+    return this.#start(job, now, false, fromWaitingOf);
   }
 
   /**
-   * Sends a claimed delivery when the gate lets it in, else leaves it waiting there (a job
-   * handed over by intake never overtakes deliveries waiting for its endpoint).
-   * @returns whether a send started.
+   * Sends a claimed delivery when its tenant's share has room and the gate lets it in;
+   * otherwise it goes back to the store, or waits in the gate (a job handed over by intake
+   * never overtakes deliveries waiting for its endpoint). `fromWaitingOf`: it took over a
+   * freed turn of that endpoint. @returns whether a send started.
    */
-  async #start(job: DeliveryJob, now: number, handedOver = false): Promise<boolean> {
-    const { gate, ledger, leases, metrics, logger, throttle, due } = this.#deps;
+  async #start(job: DeliveryJob, now: number, handedOver = false, fromWaitingOf?: string): Promise<boolean> {
+    const { shares, gate, due } = this.#deps;
+    if (!shares.tryTake(job.tenant)) {
+      // Before the gate: parked, it would wait for its endpoint's turn, not for its tenant's sends.
+      // Written before the turn is passed on, as a release of the gate's (the sweep then finds it).
+      await this.#giveBackOverShare(job, now);
+      // The turn it took over goes to the next waiting delivery, as for a claim that found nothing.
+      if (fromWaitingOf !== undefined) this.#giveTurn(gate.passOn(fromWaitingOf));
+      return false;
+    }
+    let sending = false;
+    try {
+      sending = await this.#enter(job, now, handedOver);
+    } finally {
+      // A send gives its tenant's place back as it ends (#enter).
+      if (!sending && shares.give(job.tenant)) due.refill();
+    }
+    return sending;
+  }
+
+  /** The gate, the throttle and the send of a claimed delivery holding a place of its tenant's share. @returns whether a send started. */
+  async #enter(job: DeliveryJob, now: number, handedOver: boolean): Promise<boolean> {
+    const { gate, ledger, leases, metrics, logger, throttle, due, shares } = this.#deps;
     const id = job.delivery.id;
     const entry = gateEntry(job);
     if (!gate.tryEnter(entry, handedOver)) {
@@ -253,6 +295,8 @@ export class AttemptRunner {
         ledger.sent(id);
         this.#inFlight.delete(sending);
         metrics.inFlight.set(this.#inFlight.size);
+        // The tenant's place first: the delivery taking the endpoint's turn then finds it free.
+        if (shares.give(job.tenant)) due.refill();
         this.#giveTurn(gate.ended(entry));
         this.#finished();
       });

@@ -20,6 +20,7 @@ export interface DeliverySettings {
   DELIVERY_TIMEOUT_MS: number;
   DISPATCH_CONCURRENCY: number;
   ENDPOINT_SLOTS: number;
+  DISPATCH_PLACES_PER_TENANT?: number | undefined;
   SWEEP_INTERVAL_MS: number;
   TRANSFORM_THREADS: number;
   RETENTION_MONTHS: number;
@@ -125,6 +126,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     config: {
       concurrency: settings.DISPATCH_CONCURRENCY,
       slotsPerEndpoint: settings.ENDPOINT_SLOTS,
+      placesPerTenant: settings.DISPATCH_PLACES_PER_TENANT,
       leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
       sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
       sweepBatch: SWEEP_BATCH,

@@ -1,7 +1,8 @@
 // The dispatcher as its callers see it (start, sweep, room, take, stop) against a real SQLite
 // store and the in-process bus: what is due is sent once, an endpoint never has more than its
 // slots, hand-offs beyond the room go back to the store, and faults leave the delivery to its lease.
-import { SecretBox, type DeliveryId } from '@wirehook/core';
+import { DISPATCH_SUBJECT, encodeDispatchJob } from '@wirehook/bus';
+import { SecretBox, type DeliveryId, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchScene, FakeSender, tokenResult, until } from './testing/dispatch-scene.ts';
@@ -105,7 +106,8 @@ describe('sweep and send', () => {
     const { t, endpoint } = await s.endpoint();
     const ids = await s.due(t, 5);
     sender.hold();
-    await started({ slotsPerEndpoint: 2 });
+    // The tenant may use every place: here only its endpoint's slots bound it.
+    await started({ slotsPerEndpoint: 2, placesPerTenant: 10 });
     await until(() => sender.held() === 2 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 3));
     sender.answer();
     await until(() => sender.held() === 2 && sender.requests.length === 3);
@@ -152,6 +154,72 @@ describe('sweep and send', () => {
     await started({ slotsPerEndpoint: 1 });
     await until(async () => (await s.statusOf(fast.t, id!)) === 'success');
     expect(sender.held(slow.endpoint.id)).toBe(1);
+  });
+});
+
+describe('fairness between tenants: each tenant’s share of the places', () => {
+  /** A new tenant of `endpoints` endpoints (a consumer each) whose sends are held, with `each` due deliveries per endpoint, oldest first. */
+  async function heldTenant(endpoints: number, each: number): Promise<{ t: Tenant; endpointIds: string[]; ids: DeliveryId[] }> {
+    const t = await s.m.f.tenant();
+    const endpointIds: string[] = [];
+    const ids: DeliveryId[] = [];
+    for (let e = 0; e < endpoints; e++) {
+      const endpoint = await s.endpointOf(t, `customer-${e}`);
+      sender.hold(endpoint.id);
+      endpointIds.push(endpoint.id);
+      ids.push(...(await s.dueTo(t, `customer-${e}`, each)));
+    }
+    return { t, endpointIds, ids };
+  }
+  /** A wake-up for each of `ids`, as intake publishes one for each delivery it writes. */
+  const wakeUp = (ids: readonly DeliveryId[]) => Promise.all(ids.map((id) => s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id))));
+  const heldOf = (endpointIds: readonly string[]) => endpointIds.reduce((n, id) => n + sender.held(id), 0);
+  const overShare = () => s.metric('wirehook_dispatch_over_tenant_share_total');
+
+  it('a tenant with hung receivers holds 3 of 12 places: another’s delivery goes at once; its other 9 wait in the store, then all go', async () => {
+    // 12 places, 2 slots an endpoint: a quarter of the places is 3. The first tenant's 6
+    // endpoints × 2 slots would take all 12 places, and the other tenant's wake-up would find none.
+    await started({ concurrency: 12, slotsPerEndpoint: 2 });
+    const slow = await heldTenant(6, 2);
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    await wakeUp([...slow.ids, otherId!]);
+    await until(async () => (await s.statusOf(other.t, otherId!)) === 'success');
+    await until(async () => (await overShare()) === 9 && (await s.dueAt(s.clock.now(), slow.ids)).length === 9);
+    expect(heldOf(slow.endpointIds)).toBe(3);
+    // Given back to the store, not parked here: nothing of them waits in memory.
+    expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(0);
+    // Its sends answering bring the rest back (the sweep timer is an hour away): each sent once.
+    sender.release();
+    await until(async () => (await Promise.all(slow.ids.map((id) => s.statusOf(slow.t, id)))).every((st) => st === 'success'));
+    expect(sender.requests.filter((r) => slow.endpointIds.includes(r.poolKey))).toHaveLength(12);
+    expect(sender.requests.filter((r) => r.poolKey === other.endpoint.id)).toHaveLength(1);
+  });
+
+  it('of 12 places, a tenant’s 3rd send at once is let in and its 4th goes back to the store, due now', async () => {
+    await started({ concurrency: 12, slotsPerEndpoint: 2 });
+    // 2 endpoints × 2 slots: the endpoints' slots would let all 4 in.
+    const tenant = await heldTenant(2, 2);
+    await wakeUp(tenant.ids.slice(0, 3));
+    await until(() => heldOf(tenant.endpointIds) === 3);
+    expect(await overShare()).toBe(0);
+    await wakeUp(tenant.ids.slice(3));
+    await until(async () => (await overShare()) === 1);
+    await until(async () => (await s.dueAt(s.clock.now(), tenant.ids)).length === 1);
+    expect(await s.dueAt(s.clock.now(), tenant.ids)).toEqual(tenant.ids.slice(3));
+    expect(heldOf(tenant.endpointIds)).toBe(3);
+    // No sweep was cut off (the timer is an hour away): the tenant's sends ending bring it back.
+    sender.release();
+    await until(async () => (await Promise.all(tenant.ids.map((id) => s.statusOf(tenant.t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(4);
+  });
+
+  it('DISPATCH_PLACES_PER_TENANT sets the share: 5 of 12 places', async () => {
+    await started({ concurrency: 12, slotsPerEndpoint: 2, placesPerTenant: 5 });
+    const tenant = await heldTenant(3, 2);
+    await wakeUp(tenant.ids);
+    await until(async () => (await overShare()) === 1 && (await s.dueAt(s.clock.now(), tenant.ids)).length === 1);
+    expect(heldOf(tenant.endpointIds)).toBe(5);
   });
 });
 

@@ -11,6 +11,7 @@ import { DueSweep } from './due-sweep.ts';
 import { EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import { SendGate } from './send-gate.ts';
+import { defaultPlacesPerTenant, TenantShares } from './tenant-shares.ts';
 import type { ThroughputMetrics } from './throughput-metrics.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 import { WebhookSender, type Sender, type TokenSender } from './webhook-sender.ts';
@@ -29,6 +30,8 @@ export interface DispatcherConfig {
   concurrency: number;
   /** Concurrent sends to one endpoint. */
   slotsPerEndpoint: number;
+  /** Of the `concurrency` places, how many one tenant's sends may hold at once; default defaultPlacesPerTenant's (a quarter, at least the slots). */
+  placesPerTenant?: number;
   /** How long a claim holds a delivery; longer than the send timeout. */
   leaseMs: number;
   /** How often the store is swept for due deliveries (retries, lost wake-ups, crashes). */
@@ -71,14 +74,16 @@ export interface DispatcherDeps {
  * holds what wakes an attempt — wake-ups on the bus, published by the sweep of the store
  * (DueSweep), and intake's hand-off (`room`/`take`) — and the lifecycle. Each attempt then
  * takes AttemptRunner's path: one of `concurrency` places (AttemptPlaces) → a claim
- * (DeliveryLeases) → who may send now per endpoint (SendGate) → the send (WebhookSender) →
+ * (DeliveryLeases) → a place of its tenant's share (TenantShares) → who may send now per endpoint (SendGate) → the send (WebhookSender) →
  * its completion (AttemptRecorder).
  *
  * A wake-up holds its bus slot only while the delivery is claimed, not while it is sent.
  * When every place is taken, a wake-up is dropped: the delivery stays due in the store, and
  * the sweeper brings it back, in due order, as sends finish. So a backlog of any size waits
  * in the store (indexed), not in memory; and since a sweep fetches at most what the gate can
- * hold of one endpoint, a slow endpoint's backlog never hides another endpoint's deliveries.
+ * hold of one endpoint, a slow endpoint's backlog never hides another endpoint's deliveries;
+ * since one tenant's sends hold at most its share of the places, its slow endpoints never take
+ * the places another tenant's deliveries need.
  * Jobs intake claimed for it beyond its places (creates written together each saw the same
  * free places) wait briefly for the next places instead, within bounds (AttemptRunner).
  * No store or bus error ends the process: the delivery keeps its lease until it runs out.
@@ -97,6 +102,9 @@ export class Dispatcher implements Component {
     this.#deps = deps;
     const { store, bus, clock, logger, metrics, config } = deps;
     const places = new AttemptPlaces(config.concurrency);
+    const shares = new TenantShares(
+      Math.min(config.concurrency, config.placesPerTenant ?? defaultPlacesPerTenant(config.concurrency, config.slotsPerEndpoint)),
+    );
     // Deliveries on their way (published or waiting here): the sweep leaves them alone.
     const ledger = new WakeupLedger(config.leaseMs);
     const throttle = new EndpointThrottle({
@@ -107,7 +115,7 @@ export class Dispatcher implements Component {
       slots: config.slotsPerEndpoint,
     });
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
-    const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
+    const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, shares, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
     // A send takes at most a timeout for its connection and one for its answer (HttpEgress),
     // after waits of its own (a place in the endpoint's flight, a transformation's thread).
     const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs + SEND_WAITS_MS });
@@ -130,7 +138,7 @@ export class Dispatcher implements Component {
     // A receiver's Retry-After holds its endpoint in the store, for every dispatcher.
     const hold = (job: DeliveryJob, until: number) => store.endpoints.hold(job.tenant, job.endpoint.id, until);
     const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake, hold });
-    this.#runner = new AttemptRunner({ clock, logger, metrics, places, ledger, due, leases, gate, throttle, webhooks, recorder });
+    this.#runner = new AttemptRunner({ clock, logger, metrics, places, shares, ledger, due, leases, gate, throttle, webhooks, recorder });
     this.#places = places;
     this.#due = due;
     this.#webhooks = webhooks;

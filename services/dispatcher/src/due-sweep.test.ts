@@ -10,6 +10,7 @@ import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './testing/dispatch-scene.ts';
 import { DueSweep } from './due-sweep.ts';
 import { SendGate } from './send-gate.ts';
+import { TenantShares } from './tenant-shares.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 
 const LEASE_MS = 17_000;
@@ -36,8 +37,10 @@ afterEach(async () => {
   await s.close();
 });
 
-function sweeper(options: { places?: number; slots?: number; batch?: number } = {}) {
+function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number } = {}) {
   const places = new AttemptPlaces(options.places ?? 10);
+  // Unless a test bounds it, a tenant may use every place.
+  const shares = new TenantShares(options.placesPerTenant ?? places.size);
   const ledger = new WakeupLedger(LEASE_MS);
   const gate = new SendGate(options.slots ?? 2);
   const sweep = new DueSweep({
@@ -48,11 +51,12 @@ function sweeper(options: { places?: number; slots?: number; batch?: number } = 
     ledger,
     places,
     gate,
+    shares,
     intervalMs: 3_600_000,
     batch: options.batch ?? 100,
   });
   sweeps.push(sweep);
-  return { sweep, places, ledger, gate };
+  return { sweep, places, ledger, gate, shares };
 }
 
 describe('DueSweep', () => {
@@ -196,5 +200,29 @@ describe('DueSweep', () => {
     expect(second).toBe(first);
     await first;
     expect(published).toHaveLength(3);
+  });
+
+  it('publishes no more of a tenant’s due deliveries than its share has room for (1 of 3 taken: 2), and the other tenant’s', async () => {
+    const busy = await s.endpoint();
+    const busyIds = await s.due(busy.t, 5);
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    const { sweep, shares } = sweeper({ places: 10, slots: 4, placesPerTenant: 3 });
+    shares.tryTake(busy.t);
+    await sweep.sweep();
+    expect(published).toEqual([...busyIds.slice(0, 2), otherId]);
+  });
+
+  it('a page filled by a tenant at its share: one more page of each endpoint’s oldest finds another tenant’s delivery behind it', async () => {
+    const busy = await s.endpoint();
+    await s.due(busy.t, 6);
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    // 4 free places: a page of 4, all of them the busy tenant's older deliveries.
+    const { sweep, shares } = sweeper({ places: 4, slots: 4, placesPerTenant: 2 });
+    shares.tryTake(busy.t);
+    shares.tryTake(busy.t);
+    await sweep.sweep();
+    expect(published).toEqual([otherId]);
   });
 });

@@ -3,9 +3,10 @@
 import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import type { Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
-import type { Store } from '@wirehook/store';
+import type { DueDelivery, Store } from '@wirehook/store';
 import type { AttemptPlaces } from './attempt-places.ts';
 import type { SendGate } from './send-gate.ts';
+import { tenantKey, type TenantShares } from './tenant-shares.ts';
 import type { WakeupLedger } from './wakeup-ledger.ts';
 
 export interface DueSweepDeps {
@@ -19,6 +20,8 @@ export interface DueSweepDeps {
   places: AttemptPlaces;
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
   gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
+  /** Whether a tenant has room in its share of the places: the sweep publishes no more of a tenant's than it may send. */
+  shares: Pick<TenantShares, 'hasRoom'>;
   /** How often the store is swept. */
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
@@ -34,7 +37,8 @@ const MAX_WAKE_TIMES = 1_000;
  * What is due: the store is the truth, the bus only says "this may be due". The sweep finds
  * due deliveries in the store (new ones whose wake-up was lost, retries, leases of a crashed
  * dispatcher) and publishes a wake-up for each one not already on its way, at most as many as
- * this dispatcher has free places, and none for an endpoint with no room. It runs on a timer;
+ * this dispatcher has free places, none for an endpoint with no room, and no more of a tenant's
+ * than its share of the places has room for. It runs on a timer;
  * while behind (more may be due than is on its way) it runs again as soon as half the places
  * are free, so a backlog drains at sending speed, not at one batch per tick.
  */
@@ -128,8 +132,36 @@ export class DueSweep {
     this.#wakeTimer.unref();
   }
 
+  /** Publishes a wake-up for each of `due` there is room for, up to `room` in the sweep (`page` counts them). */
+  async #publish(due: readonly DueDelivery[], room: number, now: number, page: PagePublished): Promise<void> {
+    const { bus, ledger, gate, shares } = this.#deps;
+    for (const { id, endpointId, tenant } of due) {
+      if (page.count >= room) break;
+      if (this.#stopped || ledger.isOnItsWay(id, now)) continue;
+      // Its tenant's share is taken (with what this sweep published for it): left in the store,
+      // else claimed only to be given back. The tenant's sends ending ask for the next sweep.
+      const ofTenant = page.ofTenant.get(tenantKey(tenant)) ?? 0;
+      if (!shares.hasRoom(tenant, ofTenant)) {
+        page.overShare++;
+        continue;
+      }
+      // No room: left in the store; the sweep that follows the endpoint's queue draining finds it.
+      if (!gate.hasRoom(endpointId)) continue;
+      ledger.note(id, now);
+      page.count++;
+      page.ofTenant.set(tenantKey(tenant), ofTenant + 1);
+      try {
+        await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+      } catch (err) {
+        // Not on its way after all: the next sweep publishes it again.
+        ledger.forget(id);
+        throw err;
+      }
+    }
+  }
+
   async #sweepOnce(): Promise<void> {
-    const { store, bus, clock, logger, ledger, places, gate, batch } = this.#deps;
+    const { store, clock, logger, ledger, places, gate, batch } = this.#deps;
     try {
       const now = clock.now();
       ledger.expire(now);
@@ -148,26 +180,29 @@ export class DueSweep {
       // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
       // minutes. (Not `behind`: that would sweep at every finished send while its slots are full.)
       for (const endpointId of filledShares(due, gate.perEndpoint)) gate.filledShare(endpointId);
-      let published = 0;
-      for (const { id, endpointId } of due) {
-        if (published >= room) break;
-        if (this.#stopped || ledger.isOnItsWay(id, now)) continue;
-        // No room: left in the store; the sweep that follows the endpoint's queue draining finds it.
-        if (!gate.hasRoom(endpointId)) continue;
-        ledger.note(id, now);
-        published++;
-        try {
-          await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
-        } catch (err) {
-          // Not on its way after all: the next sweep publishes it again.
-          ledger.forget(id);
-          throw err;
-        }
+      const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
+      await this.#publish(due, room, now, page);
+      // The page was cut and tenants at their share took some of it: other tenants' due
+      // deliveries may lie behind their (older) backlog, and a wake-up of theirs dropped while
+      // the places were taken would wait for it to drain. One more page, of each endpoint's
+      // oldest (a seek per endpoint, not a read of the backlog), finds them; their endpoints'
+      // queues draining ask for the rest.
+      if (this.#behind && page.overShare > 0 && page.count < room && !this.#stopped) {
+        const heads = await store.deliveries.due(now, limit, 1);
+        for (const { endpointId } of heads) gate.filledShare(endpointId);
+        await this.#publish(heads, room, now, page);
       }
     } catch (err) {
       logger.error({ err }, 'sweep failed; trying again at the next tick');
     }
   }
+}
+
+/** What one sweep published: in all, per tenant, and how many it left for their tenant's share. */
+interface PagePublished {
+  count: number;
+  ofTenant: Map<string, number>;
+  overShare: number;
 }
 
 /** The endpoints with `share` deliveries on the page: as many as `due` gives one endpoint. */

@@ -10,6 +10,7 @@ export interface DispatcherMetrics {
   deliveryLatency: Histogram;
   waiting: Gauge;
   inFlight: Gauge;
+  overTenantShare: Counter;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
   unsealErrors: Counter;
@@ -208,6 +209,13 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     inFlight: new Gauge({
       name: 'wirehook_dispatch_in_flight_deliveries',
       help: 'Deliveries being sent right now',
+      registers: [registry],
+    }),
+    overTenantShare: new Counter({
+      name: 'wirehook_dispatch_over_tenant_share_total',
+      help:
+        "Deliveries claimed while their tenant held its share of this dispatcher's places (DISPATCH_PLACES_PER_TENANT): " +
+        'given back to the store, due now, no attempt',
       registers: [registry],
     }),
     storeErrors: new Counter({

@@ -35,12 +35,17 @@ export class DispatchScene {
 
   /** A new tenant with one active, direct endpoint whose secret opens with `box` (default: the scene's). */
   async endpoint(overrides: Partial<Endpoint> = {}, box = this.box): Promise<{ t: Tenant; endpoint: Endpoint }> {
+    const t = await this.m.f.tenant();
+    return { t, endpoint: await this.endpointOf(t, 'customer-1', overrides, box) };
+  }
+
+  /** One more active, direct endpoint of tenant `t`, of its new consumer `externalId` (messages to it: `dueTo`). */
+  async endpointOf(t: Tenant, externalId: string, overrides: Partial<Endpoint> = {}, box = this.box): Promise<Endpoint> {
     const f = this.m.f;
-    const t = await f.tenant();
-    const consumer = await f.consumer(t, 'customer-1');
+    const consumer = await f.consumer(t, externalId);
     const record = f.endpoint(consumer.id, { eventTypes: null, fixedIp: false, failingSince: null, disabledReason: null, compatSignature: null, ...overrides });
     const sealed = box.seal(`whsec_${Buffer.alloc(24, 1).toString('base64')}`, record.id);
-    return { t, endpoint: await this.store.endpoints.create(t, record, f.secret(sealed), 20) };
+    return this.store.endpoints.create(t, record, f.secret(sealed), 20);
   }
 
   /** Gives `endpoint` OAuth client credentials (its client secret sealed for it), as the API stores them. */
@@ -61,8 +66,13 @@ export class DispatchScene {
 
   /** Sends `count` messages to the tenant's endpoint, one second apart: their deliveries' ids, oldest first. */
   async due(t: Tenant, count = 1): Promise<DeliveryId[]> {
+    return this.dueTo(t, 'customer-1', count);
+  }
+
+  /** Sends `count` messages to consumer `externalId` of `t`, one second apart: their deliveries' ids, oldest first. */
+  async dueTo(t: Tenant, externalId: string, count = 1): Promise<DeliveryId[]> {
     const ids: DeliveryId[] = [];
-    for (let i = 0; i < count; i++) ids.push(this.m.only(await this.m.send(t)));
+    for (let i = 0; i < count; i++) ids.push(this.m.only(await this.m.send(t, { consumerExternalId: externalId })));
     return ids;
   }
 

@@ -1,0 +1,74 @@
+// Whose sends hold the places: a bound per tenant (org + environment) on a dispatcher's places,
+// so fairness between tenants holds where sends wait, not only in what the sweep lists.
+import type { Tenant } from '@wirehook/core';
+
+/**
+ * The share of a dispatcher's places one tenant may hold when not set
+ * (DISPATCH_PLACES_PER_TENANT): a quarter of them, so a tenant whose receivers all hang holds
+ * at most 128 of the default 512 and the other 384 stay free for the others; never below one
+ * endpoint's slots (a tenant's one endpoint can always use all of its own), nor above the places.
+ */
+export function defaultPlacesPerTenant(concurrency: number, slotsPerEndpoint: number): number {
+  return Math.min(concurrency, Math.max(slotsPerEndpoint, Math.floor(concurrency / 4)));
+}
+
+/** The key of a tenant's share: one per org and environment (live and test are apart, as their rate limits are). */
+export const tenantKey = (tenant: Tenant): string => `${tenant.orgId}/${tenant.env}`;
+
+/**
+ * Places per tenant: at most `perTenant` of a dispatcher's sends (claimed, let in, until the
+ * send ends) are one tenant's at once, so one tenant's slow or hung receivers can never hold
+ * every place while another tenant has due work. A delivery over its tenant's share is not
+ * kept here: it goes back to the store, due (a backlog of any size waits there, indexed), the
+ * tenant is marked, and its sends ending down to half its share ask for a sweep that brings
+ * its deliveries back (`give` → refill), as an endpoint's parking does.
+ */
+export class TenantShares {
+  /** Places one tenant may hold at once. */
+  readonly perTenant: number;
+  readonly #taken = new Map<string, number>();
+  /** Tenants whose due deliveries were left in the store for want of a share. */
+  readonly #overflowed = new Set<string>();
+
+  constructor(perTenant: number) {
+    this.perTenant = perTenant;
+  }
+
+  /** Places `tenant` holds now. */
+  taken(tenant: Tenant): number {
+    return this.#taken.get(tenantKey(tenant)) ?? 0;
+  }
+
+  /**
+   * Whether `tenant` has room for `more` + 1 sends beyond what it holds (the sweep counts what
+   * it published for the tenant). When not, the tenant is marked: its sends ending ask for a sweep.
+   */
+  hasRoom(tenant: Tenant, more = 0): boolean {
+    const key = tenantKey(tenant);
+    if ((this.#taken.get(key) ?? 0) + more < this.perTenant) return true;
+    this.#overflowed.add(key);
+    return false;
+  }
+
+  /** Takes a place of `tenant`'s share; false (the tenant marked) when it holds all of them. */
+  tryTake(tenant: Tenant): boolean {
+    if (!this.hasRoom(tenant)) return false;
+    const key = tenantKey(tenant);
+    this.#taken.set(key, (this.#taken.get(key) ?? 0) + 1);
+    return true;
+  }
+
+  /**
+   * Gives a place of `tenant`'s share back. @returns true when deliveries of it were left in
+   * the store and it is now down to half its share: the caller sweeps for them. Half, not at
+   * every send's end: one sweep (one indexed query) then refills many, and its round trip
+   * overlaps the rest's sends.
+   */
+  give(tenant: Tenant): boolean {
+    const key = tenantKey(tenant);
+    const left = (this.#taken.get(key) ?? 1) - 1;
+    if (left > 0) this.#taken.set(key, left);
+    else this.#taken.delete(key);
+    return left <= this.perTenant / 2 && this.#overflowed.delete(key);
+  }
+}
