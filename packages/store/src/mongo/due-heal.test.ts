@@ -11,7 +11,7 @@ const healing = vi.hoisted(() => ({
 
 vi.mock('./delivery-claim.ts', () => ({
   claimDelivery: vi.fn(),
-  dueDeliveries: vi.fn(async () => [{ id: 'dlv_1', endpointId: 'ep_1' }]),
+  dueDeliveries: vi.fn(async () => [{ id: 'dlv_1', endpointId: 'ep_1', tenant: { orgId: 'org_1', env: 'live' } }]),
   healDueQueue: vi.fn(
     (_conn: unknown, now: number, cursor: string) =>
       new Promise<string>((resolve, reject) => {
@@ -34,7 +34,7 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     expect(STRANDED_PEEK_INTERVAL_MS).toBe(5_000);
     const repo = new MongoDeliveryRepo({} as MongoConnection);
     // The healing never ends on its own: `due` must answer anyway.
-    expect(await repo.due(1_000, 10, 5)).toEqual([{ id: 'dlv_1', endpointId: 'ep_1' }]);
+    expect(await repo.due(1_000, 10, 5)).toEqual([{ id: 'dlv_1', endpointId: 'ep_1', tenant: { orgId: 'org_1', env: 'live' } }]);
     await turn();
     expect(healing.calls).toEqual([{ now: 1_000, cursor: '' }]);
     // Past the interval, while the first is still going: no second healing.

@@ -30,7 +30,7 @@ function database(
     statuses?: {
       endpoints: number;
       inactive: (n: number) => boolean;
-      open?: (id: string) => (number | null)[];
+      open?: (id: string) => (number | string | null)[];
       onHold?: (id: string) => void;
       answered?: Promise<void>;
     };
@@ -105,6 +105,8 @@ function database(
     return new Promise<never>(() => {});
   };
   const conn = {
+    // The upgrade's primary-only handle of the database: the same stand-in.
+    client: { db: () => conn.db },
     meta: {
       findOne: async () => {
         const version = versions.length > 1 ? versions.shift() : versions[0];
@@ -178,6 +180,14 @@ function database(
             // What does not compare as a number (missing, null) comes first, and only on the first page.
             const page = openOf(filter.endpointId).filter((at) => (typeof at === 'number' ? at > past : past === Number.NEGATIVE_INFINITY));
             return { limit: (limit: number) => ({ toArray: async () => page.slice(0, limit).map((createdAt) => ({ createdAt })) }) };
+          },
+          // An endpoint's newest open delivery, by the hold's index backwards (what sorts after every number comes last).
+          findOne: async (filter: { endpointId: string; createdAt?: unknown }, o: { hint?: unknown; sort?: unknown; readPreference?: { mode?: string } }) => {
+            onPrimary(o);
+            const shape = [o.hint, o.sort].map((x) => JSON.stringify(x)).join(' ');
+            if (shape !== `${HOLD_KEY} {"createdAt":-1}` || filter.createdAt !== undefined) throw new Error(`not the hold's newest: ${shape}`);
+            const open = openOf(filter.endpointId);
+            return open.length === 0 ? null : { createdAt: open[open.length - 1] };
           },
           updateMany: async (
             filter: { endpointId?: string; status?: unknown; held?: unknown; _id?: { $gt?: string; $lte: string }; createdAt?: { $gt?: number; $lte: number } },
@@ -467,12 +477,12 @@ describe('upgradeLayout', () => {
     expect(progress.upgrade).toBeNull();
   });
 
-  it('a stop while the record of a batch waits for a majority that does not answer ends the upgrade, the lease given up', async () => {
+  it('a stop while the record (its claim, before any step) waits for a majority that does not answer ends the upgrade, the lease given up', async () => {
     const stop = new AbortController();
     const db = database([2], { deliveries: 15_000, onProgressUnanswered: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
-    expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
-    expect(db.writes).toEqual(['lease taken', 'hold index built', 'lease taken', 'lease given up (0, by its holder: true)']);
+    expect(db.batches).toEqual([]);
+    expect(db.writes).toEqual(['lease taken', 'lease given up (0, by its holder: true)']);
   });
 
   it('a batch a majority did not confirm in time is sent again (the same range), and the upgrade goes on', async () => {
@@ -517,13 +527,13 @@ describe('upgradeLayout', () => {
   it('a process whose lease ran out while another took the upgrade over stops at its next record, the other’s record left as it was', async () => {
     const log: string[] = [];
     const progress: { upgrade: MetaDoc['upgrade'] | null } = { upgrade: null };
-    // 35,000 deliveries; another process takes the upgrade over after this one's first record (and writes the version before this one reads it again).
+    // 35,000 deliveries; another process takes the upgrade over after this one's first record, its claim (and the version before this one reads it again).
     const db = database([2, 2, SCHEMA_VERSION], { deliveries: 35_000, progress, takenOverAfterRecords: 1 });
     await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
-    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
     expect(db.writes).toContain('record refused');
     expect(progress.upgrade?.holder).toBe('another process');
-    expect(progress.upgrade?.after).toEqual({ deliveries: 'dl_010000' });
+    expect(progress.upgrade?.after).toEqual({});
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
     expect(log.join('\n')).toContain('another process upgraded the layout, or took its upgrade over, meanwhile');
   });
@@ -547,12 +557,20 @@ describe('upgradeLayout', () => {
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
   });
 
+  it('a createdAt that sorts after every number (a string, a date) is found by the seek after the walk: the upgrade fails naming the endpoint', async () => {
+    // 10,000 numbers fill a page; the walk past them (numbers only) never reaches the string.
+    const open = () => [...Array.from({ length: 10_000 }, (_, i) => i + 1), '2026-01-01T00:00:00Z'];
+    const db = database([2], { statuses: { endpoints: 1, inactive: () => true, open } });
+    await expect(upgrade(db.conn)).rejects.toThrow('an open delivery of endpoint ep_000001 has createdAt "2026-01-01T00:00:00Z", not a number');
+    expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
+  });
+
   it('a process whose lease ran out while another finished the upgrade stops at its next record, reads the version, writes nothing more', async () => {
     const log: string[] = [];
-    // 35,000 deliveries; the version written by another after this one's first record.
+    // 35,000 deliveries; the version written by another after this one's first record (its claim).
     const db = database([2, 2, SCHEMA_VERSION], { deliveries: 35_000, upgradedAfterRecords: 1 });
     await upgradeLayout(db.conn, 'mongodb://db-0', (line) => log.push(line));
-    expect(db.batches).toEqual(['… < _id ≤ dl_010000', 'dl_010000 < _id ≤ dl_020000']);
+    expect(db.batches).toEqual(['… < _id ≤ dl_010000']);
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
     expect(db.writes.at(-1)).toBe('lease given up (0, by its holder: true)');
     expect(log.join('\n')).toContain('another process upgraded the layout, or took its upgrade over, meanwhile');

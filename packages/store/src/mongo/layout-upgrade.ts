@@ -73,7 +73,9 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           // Layout 1 kept no version: whether the single collections exist says if there is data to
           // adopt. Without a version or them, the database is new: nothing to migrate (its single
           // collections, whose old indexes a migration drops, do not exist: "ns not found").
-          const single = await unlessAborted(conn.db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
+          // Every read of the upgrade on the primary, whatever MONGODB_URL's readPreference (ON_PRIMARY).
+          const db = conn.client.db(conn.db.databaseName, ON_PRIMARY);
+          const single = await unlessAborted(db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
           const fresh = current === null && single.length === 0;
           if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
           else log(`MongoDB at ${where}: upgrading the layout from ${current?.version ?? 1} to ${SCHEMA_VERSION} (once; other processes wait)`);
@@ -81,7 +83,10 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           // Layouts 1–2 only: layout 3 has these fields and indexes already.
           if (!fresh && from < 3) {
             const progress = new UpgradeProgress(meta, from, current?.upgrade, holder, { log, signal, renew });
-            await migrateDocuments(conn.db, progress, renew, log, signal);
+            // The record is this process's before any step: one that stalled past its lease and
+            // wakes now finds it taken at its next record, not only after this one's first batch.
+            await progress.claim();
+            await migrateDocuments(db, progress, renew, log, signal);
           }
           if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
           await backfillDueQueue(conn, renew, signal);
@@ -316,14 +321,8 @@ async function holdOpenOf(
       step.signal,
     );
     if (page.length === 0) break;
-    // Missing and null sort first, strings and dates after every number: a page holds them where they stand.
-    const odd = page.find((d) => typeof d['createdAt'] !== 'number' || !Number.isFinite(d['createdAt']));
-    if (odd !== undefined) {
-      throw new Error(
-        `MongoDB layout upgrade: an open delivery of endpoint ${endpointId} has createdAt ${JSON.stringify(odd['createdAt'] ?? null)}, not a number; ` +
-          'set it (its message’s createdAt) and start again',
-      );
-    }
+    // Missing and null sort first: the first page holds them (strings and dates: the seek after the walk).
+    for (const d of page) createdAtOf(d, endpointId);
     const last = page[page.length - 1]!['createdAt'] as number;
     const from = after;
     const r = UPGRADE_PLANS.holdRange(t, endpointId, from, last);
@@ -335,10 +334,27 @@ async function holdOpenOf(
     await step.progress.save(HOLDING, `${endpointId}@${last}`);
     await step.renew();
   }
+  // Strings and dates sort after every number: a walk by numbers never reaches one. Its newest
+  // open delivery (one seek) says whether there is any.
+  if (pages > 0) {
+    const q = UPGRADE_PLANS.holdNewest(t, endpointId);
+    const newest = await unlessAborted(deliveries.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: CREATED_ONLY }), step.signal);
+    if (newest !== null) createdAtOf(newest, endpointId);
+  }
   return { read, pages };
 }
 
 const CREATED_ONLY = { _id: 0, createdAt: 1 } as const;
+
+/** `d`'s createdAt. @throws Error (the upgrade fails, naming the endpoint) when it is not a finite number. */
+function createdAtOf(d: Document, endpointId: string): number {
+  const at = d['createdAt'];
+  if (typeof at === 'number' && Number.isFinite(at)) return at;
+  throw new Error(
+    `MongoDB layout upgrade: an open delivery of endpoint ${endpointId} has createdAt ${JSON.stringify(at ?? null)}, not a number; ` +
+      'set it (its message’s createdAt) and start again',
+  );
+}
 const HELD = { $set: { held: true } } as const;
 
 /**
@@ -486,6 +502,11 @@ export class UpgradeProgress {
    */
   async save(step: string, after: string): Promise<void> {
     this.#after.set(step, after);
+    await this.claim();
+  }
+
+  /** Writes the record as it stands (this process's first: it takes the record over). @throws UpgradedMeanwhile as save. */
+  async claim(): Promise<void> {
     const q = UPGRADE_PLANS.record(SCHEMA_VERSION, this.#recorded ? [this.#holder] : [this.#readHolder, this.#holder]);
     const upgrade = { from: this.#from, to: SCHEMA_VERSION, holder: this.#holder, after: Object.fromEntries(this.#after) };
     try {
@@ -522,7 +543,7 @@ async function adoptSingleCollections(
 ): Promise<void> {
   const list = MONTHS_PLANS.list(MONTHS_DOC);
   // The month a run that crashed after choosing it chose (a second run must not move it on).
-  const month = (await unlessAborted(conn.meta.findOne(list.filter, list.options), signal))?.legacyMonth ?? monthOf(now);
+  const month = (await unlessAborted(conn.meta.findOne(list.filter, { ...list.options, ...ON_PRIMARY }), signal))?.legacyMonth ?? monthOf(now);
   const chosen = UPGRADE_PLANS.legacyMonth();
   await confirmed(
     'the legacy month',

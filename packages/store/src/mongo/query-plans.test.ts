@@ -162,6 +162,8 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         },
         'find',
       );
+      // Two of its open deliveries as a layout before `held` left them: the range matches some, not all.
+      await deliveries.updateMany({ _id: { $in: ['dlv_seed0_9_0', 'dlv_seed0_9_1'] } } as Document, { $unset: { held: '' } });
       const range = UPGRADE_PLANS.holdRange(tenant, 'ep_seed0_9', null, seeded.now);
       const majority = { w: range.options.writeConcern?.w, wtimeout: range.options.writeConcern?.wtimeoutMS };
       record(

@@ -90,6 +90,18 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     }),
     example: [{ orgId: 'org_1', env: 'live' }, 'ep_1', 1_700_000_000_000],
   }),
+  /** An endpoint's newest open delivery: after its walk by numbers, whether one has a createdAt that is not a number. */
+  holdNewest: planSpec({
+    collection: COLLECTIONS.deliveries,
+    index: 'deliveries_endpoint_open_created',
+    examines: "1: the last key of the endpoint's open deliveries",
+    maxExamined: () => 1,
+    build: (t: { orgId: string; env: string }, endpointId: string) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, ...OPEN },
+      sort: { createdAt: -1 },
+    }),
+    example: [{ orgId: 'org_1', env: 'live' }, 'ep_1'],
+  }),
   /**
    * A page's range held (`held` exists from then on: set once ever): the page's deliveries and
    * those created in its last millisecond that the page did not reach, so the next page begins
