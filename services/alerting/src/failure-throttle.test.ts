@@ -25,6 +25,23 @@ describe('onFailure', () => {
     expect(onFailure(first.state, ep('a', 'live', T0 + 1), T0 + HOUR).notifyNow.map((e) => e.endpointId)).toEqual(['a']);
   });
 
+  it('an endpoint told within the hour that fails again (a new streak, retries exhausted) is told at the hour’s end, not dropped', () => {
+    const first = onFailure(emptyState(), ep('a'), T0);
+    // Its streak ended, a new one began half an hour on: throttled, and waiting.
+    const again = onFailure(first.state, ep('a', 'live', T0 + HOUR / 2), T0 + HOUR / 2);
+    expect(again.notifyNow).toEqual([]);
+    expect(flush(again.state, T0 + HOUR - 1).notices).toEqual([]);
+    const told = flush(again.state, T0 + HOUR);
+    expect(told.notices.map((n) => n.map((e) => [e.endpointId, e.failingSince]))).toEqual([[['a', T0 + HOUR / 2]]]);
+    // The helper's case: b told in a combined notice at the hour, fails anew within the next: told at that hour's end.
+    let { state } = onFailure(emptyState(), ep('a'), T0);
+    state = onFailure(state, ep('b'), T0 + 10).state;
+    state = flush(state, T0 + HOUR).state;
+    const b = onFailure(state, ep('b', 'live', T0 + HOUR + 60_000), T0 + HOUR + 60_000);
+    expect(b.notifyNow).toEqual([]);
+    expect(flush(b.state, 2 * HOUR + T0).notices.map((n) => n.map((e) => e.endpointId))).toEqual([['b']]);
+  });
+
   it('another endpoint in the hour waits (once), and is flushed at the hour, not a millisecond before', () => {
     let { state } = onFailure(emptyState(), ep('a'), T0);
     const waiting = onFailure(state, ep('b'), T0 + 10);
@@ -58,7 +75,9 @@ describe('onFailure', () => {
     const { state } = onFailure(emptyState(), ep('a'), T0 + DAY);
     const throttled = onFailure(state, ep('a', 'live', T0 + 1), T0);
     expect(throttled.notifyNow).toEqual([]);
-    expect(onFailure(throttled.state, ep('a', 'live', T0 + 1), T0 + HOUR).notifyNow.map((e) => e.endpointId)).toEqual(['a']);
+    // Waiting in the hour counted from the step, told at its end.
+    expect(flush(throttled.state, T0 + HOUR - 1).notices).toEqual([]);
+    expect(flush(throttled.state, T0 + HOUR).notices.map((n) => n.map((e) => e.endpointId))).toEqual([['a']]);
   });
 
   it('nothing deliverable: nothing sent and nothing recorded (no hour, no notice time, no streak)', () => {

@@ -17,16 +17,24 @@ const NO_WINDOW: AlertWindow = { windowStart: null, pending: [] };
  * belong to an environment, so each environment has its hour. `deliverable` false (the
  * environment has no target): nothing is sent, and nothing is recorded either — no hour
  * opens, the endpoint and its streak count as not notified — so the first failure after a
- * target is added is told at once.
+ * target is added is told at once. An endpoint told within the hour waits for the hour's end too.
  * @returns the new state, and the endpoints to notify now (empty: throttled, waiting or nobody to tell).
  */
 export function onFailure(given: AlertState, endpoint: NoticeEndpoint, now: number, deliverable = true): { state: AlertState; notifyNow: NoticeEndpoint[] } {
   if (!deliverable) return { state: given, notifyNow: [] };
   const state = asOf(given, now);
-  const last = state.lastNoticeAt[endpoint.endpointId];
-  if (last !== undefined && now - last < HOUR_MS) return { state: markStreak(state, endpoint), notifyNow: [] };
   const window = state.windows[endpoint.env] ?? NO_WINDOW;
   if (window.pending.some((p) => p.endpointId === endpoint.endpointId)) return { state: markStreak(state, endpoint), notifyNow: [] };
+  const last = state.lastNoticeAt[endpoint.endpointId];
+  if (last !== undefined && now - last < HOUR_MS) {
+    // Told within the hour: this failure (a new streak, retries exhausted) is told at the end of
+    // that hour, combined — delayed by the throttle, never dropped. The hour its notice opened is
+    // the environment's open one; should none be open (its targets went meanwhile), the hour
+    // counts from that notice.
+    const open = window.windowStart !== null && now < window.windowStart + HOUR_MS;
+    const hour = open ? window : { windowStart: last, pending: window.pending };
+    return { state: markStreak(withWindow(state, endpoint.env, { ...hour, pending: [...hour.pending, endpoint] }), endpoint), notifyNow: [] };
+  }
   if (window.windowStart !== null && now < window.windowStart + HOUR_MS) {
     return { state: markStreak(withWindow(state, endpoint.env, { ...window, pending: [...window.pending, endpoint] }), endpoint), notifyNow: [] };
   }
