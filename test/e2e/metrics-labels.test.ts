@@ -3,7 +3,7 @@
 // ratios by route can be computed.
 import { readMetric } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeLabel } from '../../packages/http-api/src/http/route-label.ts';
+import { methodLabel, routeLabel } from '../../packages/http-api/src/http/route-label.ts';
 import { startWirehook, type Harness, type TestTenant } from '../support/harness.ts';
 
 let wh: Harness;
@@ -35,6 +35,17 @@ describe('HTTP metrics labels', () => {
       await send();
       expect(await requestsCounted(method, route, statusClass), `${method} ${route} ${statusClass}`).toBe(before + 1);
     }
+  });
+
+  it('a method the API does not answer (any token a client sends) is labelled other: no series of its own', async () => {
+    const before = await requestsCounted('other', '/v1/messages', '4xx');
+    for (const method of ['PROPFIND', 'MKCALENDAR', 'M-SEARCH']) await fetch(`${wh.url}/v1/messages`, { method });
+    expect(await requestsCounted('other', '/v1/messages', '4xx')).toBe(before + 3);
+    const text = await (await fetch(wh.embedded.metricsUrl())).text();
+    expect(text).not.toMatch(/method="(PROPFIND|MKCALENDAR|M-SEARCH)"/);
+    // The methods it answers keep their names.
+    expect(methodLabel('PATCH')).toBe('PATCH');
+    expect(methodLabel('get')).toBe('other');
   });
 
   it.each([

@@ -55,3 +55,15 @@ export function routeLabel(path: string): string {
   const bare = path.split('?')[0] ?? '';
   return MATCHERS.find((m) => m.pattern.test(bare))?.template ?? 'unmatched';
 }
+
+/** The methods the API answers; any other is labelled `other`. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * The `method` label: the request's, among the methods the API answers, else `other` — a
+ * client may send any token as a method (PROPFIND, MKCALENDAR, …), and every one had made a new
+ * series per route without a key: 340 series became 17,580 (`/metrics` 35 KB → 2.1 MB).
+ */
+export function methodLabel(method: string): string {
+  return METHODS.has(method) ? method : 'other';
+}
