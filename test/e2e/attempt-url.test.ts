@@ -66,6 +66,12 @@ it('a PATCH of the url between two attempts: each attempt shows where it went, t
   expect(explained).not.toContain('attempt_url');
   const olderView = { ...(await detail()), deliveries: [{ ...delivery, status: 'retrying', attempts: delivery.attempts.slice(0, 1) }] };
   expect(explainDelivery(olderView)).toContain(`"attempt_url":"${oldUrl}"`);
+
+  // Past the retention window (3 months by default), before retention's job runs: the endpoint's recent attempts are
+  // unreadable with the rest (the delivery is 404 by id), not listed until they are removed.
+  wh.clock.advance(4 * 31 * 86_400_000);
+  expect((await t.api.get(`/v1/deliveries/${delivery.id}`)).status).toBe(404);
+  expect((await t.api.get(`/v1/endpoints/${endpointId}`)).body.recent).toEqual([]);
 });
 
 it('an attempt recorded before attempts kept their URL shows url null; a deleted endpoint’s delivery shows its last attempt’s URL', async () => {

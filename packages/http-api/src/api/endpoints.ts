@@ -8,6 +8,7 @@ import {
   endpointStatsQuery,
   DEFAULT_RETRY_POLICY,
   isId,
+  isRetained,
   listEndpointsQuery,
   monthStart,
   newSigningSecret,
@@ -123,7 +124,8 @@ export function endpointsRouter(
     ]);
     res.json({
       ...endpointJson(endpoint),
-      recent: recent.map(attemptJson),
+      // Inside the retention window only, as every read (retention's job removes the rest later).
+      recent: recent.filter((a) => isRetained(a.at, clock.now(), deps.retentionMonths)).map(attemptJson),
       retrying_count: retrying,
       recovery: recovery && recoveryJson(recovery),
       throughput: throughputJson(endpoint, flow, clock.now()),

@@ -6,6 +6,7 @@ import {
   idTime,
   isId,
   isRetained,
+  retentionStart,
   listMessagesQuery,
   NotFoundError,
   pageQuery,
@@ -52,7 +53,10 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     const now = clock.now();
     const afterId = query.cursor ? decodeCursor(query.cursor, 'message', now, deps.retentionMonths) : undefined;
     const filtered = query.q !== undefined || query.status !== undefined || query.event_type !== undefined;
-    const since = query.since ?? (filtered ? now - SEARCH_WINDOW_MS : undefined);
+    // Never before the retention window: its start is when what lies before it becomes
+    // unreadable (404 by id), not when retention's job gets round to removing it.
+    const kept = retentionStart(now, deps.retentionMonths);
+    const since = Math.max(query.since ?? (filtered ? now - SEARCH_WINDOW_MS : kept), kept);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const { rows, resumeAfterId } = await store.messages.list(tenant, {
       consumerId: consumerId ?? undefined,
