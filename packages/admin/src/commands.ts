@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import {
   ENVIRONMENTS,
   hashApiKey,
@@ -68,7 +69,7 @@ export async function runAdminCommand(
         id: newId('org', clock),
         name,
         plan,
-        ownerEmail: values['owner-email'] ?? null,
+        ownerEmail: ownerEmail(values['owner-email']),
         createdAt: clock.now(),
       });
       return { id: org.id, name: org.name, plan: org.plan };
@@ -88,7 +89,7 @@ export async function runAdminCommand(
       if (!org) throw new NotFoundError(`org ${orgId} not found`);
       const now = clock.now();
       const days = values['expires-in-days'];
-      const expiresAt = days === undefined ? null : now + positiveNumber(days, '--expires-in-days') * DAY_MS;
+      const expiresAt = days === undefined ? null : now + Math.round(expiryDays(days) * DAY_MS);
       const key = newApiKey(env);
       const record = await store.apiKeys.create(
         { id: newId('key', clock), orgId: org.id, env, scopes, createdAt: now, revokedAt: null, expiresAt },
@@ -148,10 +149,24 @@ function parseScopes(list: string): Scope[] {
   return scopes.map((s) => oneOf(s, SCOPES, '--scopes'));
 }
 
-function positiveNumber(value: string, flag: string): number {
+/** Longest `--expires-in-days`: a century (past it, a key that should never expire is one without the flag). */
+export const MAX_KEY_EXPIRY_DAYS = 36_500;
+
+/** `--expires-in-days`: days (fractions taken) that make at least a millisecond and at most MAX_KEY_EXPIRY_DAYS. */
+function expiryDays(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidError(`${flag} must be a positive number`);
+  if (!Number.isFinite(n) || n * DAY_MS < 1 || n > MAX_KEY_EXPIRY_DAYS) {
+    throw new InvalidError(`--expires-in-days must be a number of days, at least a millisecond's worth and at most ${MAX_KEY_EXPIRY_DAYS}`);
+  }
   return n;
+}
+
+/** An owner's e-mail address, where usage e-mails go: one address (as an alert target's), no line breaks to inject a header with. */
+function ownerEmail(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const parsed = z.email().max(320).safeParse(value);
+  if (!parsed.success) throw new InvalidError(`--owner-email must be one e-mail address, not ${JSON.stringify(value.slice(0, 100))}`);
+  return parsed.data;
 }
 
 export type { PlanName };

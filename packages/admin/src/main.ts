@@ -38,14 +38,19 @@ if (askedWhileOpening) {
   endInterrupted();
 }
 try {
-  const output = await runAdminCommand(process.argv.slice(2), { store, clock: systemClock, keys: () => loadSealingKeys(config) });
+  const output = await runAdminCommand(process.argv.slice(2), {
+    store,
+    clock: systemClock,
+    keys: () => loadSealingKeys(config, process.env, { create: false }),
+  });
   process.stdout.write(`${JSON.stringify(output)}\n`);
 } catch (err) {
   const known = err instanceof WirehookError || err instanceof StartupError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
   const body = known ? { error: 'invalid', message: (err as Error).message, ...(err instanceof WirehookError ? err.toBody() : {}) } : toErrorResponse(err).body;
   if (!known) process.stderr.write(`${String((err as Error).stack ?? err)}\n`);
   process.stdout.write(`${JSON.stringify(body)}\n`);
-  process.exitCode = err instanceof WirehookError && err.code !== 'invalid' ? 1 : 2;
+  // 2: bad arguments (what the caller can mend); 1: anything else — an unknown org or key, a fault (docs/semantics.md, "Admin CLI").
+  process.exitCode = known && !(err instanceof WirehookError && err.code !== 'invalid') ? 2 : 1;
 } finally {
   await store.close();
 }

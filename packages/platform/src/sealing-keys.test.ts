@@ -1,6 +1,6 @@
 // The key ring against a real SQLite store: a wrong key is refused with a message naming the
 // variable, a rotation keeps every secret open, and re-sealing retires the old key.
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, newId, SecretBox, type EndpointId, type Tenant } from '@wirehook/core';
@@ -146,6 +146,18 @@ describe('loadSealingKeys', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(first.warning).toBeUndefined();
     expect(loadSealingKeys({ DATA_DIR: dataDir }, env).box.sealingKeyId).toBe(first.box.sealingKeyId);
+  });
+
+  it('create: false (admin secrets reseal) refuses a missing ring, naming it, and makes no key file', () => {
+    const { dataDir, env } = dirs();
+    const file = defaultKeyFile(env);
+    expect(() => loadSealingKeys({ DATA_DIR: dataDir }, env, { create: false })).toThrow(
+      new StartupError(`no key ring: ${file} does not exist; set WIREHOOK_SECRET_KEY or WIREHOOK_SECRET_KEY_FILE to the ring this store was sealed with`),
+    );
+    expect(existsSync(file)).toBe(false);
+    // One that exists is read as ever.
+    const made = loadSealingKeys({ DATA_DIR: dataDir }, env);
+    expect(loadSealingKeys({ DATA_DIR: dataDir }, env, { create: false }).box.sealingKeyId).toBe(made.box.sealingKeyId);
   });
 
   it('a key file left in DATA_DIR by an earlier version is used, with a warning saying how to move it', () => {

@@ -44,7 +44,7 @@ export function defaultKeyFile(env: NodeJS.ProcessEnv = process.env): string {
  * version is still used, with a warning saying how to move it.
  * @throws StartupError naming the variable or file when the ring does not parse.
  */
-export function loadSealingKeys(config: KeySource, env: NodeJS.ProcessEnv = process.env): LoadedKeys {
+export function loadSealingKeys(config: KeySource, env: NodeJS.ProcessEnv = process.env, options: { create?: boolean } = {}): LoadedKeys {
   if (config.WIREHOOK_SECRET_KEY) return { box: parseRing(config.WIREHOOK_SECRET_KEY, 'WIREHOOK_SECRET_KEY'), source: 'WIREHOOK_SECRET_KEY' };
   const legacy = join(resolve(config.DATA_DIR), 'secret.key');
   if (!config.WIREHOOK_SECRET_KEY_FILE && existsSync(legacy)) {
@@ -58,6 +58,10 @@ export function loadSealingKeys(config: KeySource, env: NodeJS.ProcessEnv = proc
   }
   const file = resolve(config.WIREHOOK_SECRET_KEY_FILE || defaultKeyFile(env));
   if (!existsSync(file)) {
+    // A caller that works on secrets already sealed (admin's `secrets reseal`) needs the ring that sealed them: a new one opens nothing.
+    if (options.create === false) {
+      throw new StartupError(`no key ring: ${file} does not exist; set WIREHOOK_SECRET_KEY or WIREHOOK_SECRET_KEY_FILE to the ring this store was sealed with`);
+    }
     try {
       createKeyFile(file);
     } catch (err) {
