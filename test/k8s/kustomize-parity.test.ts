@@ -59,9 +59,19 @@ function projection(o: Manifest): unknown {
   switch (o.kind) {
     case 'Deployment':
       return { replicas: spec.replicas, selector: normalize(spec.selector), strategy: spec.strategy, pod: pod(spec.template) };
-    case 'Job':
-      // The migrate Job, its stream variables in its own env on both sides (a first Argo CD PreSync runs before the ConfigMap exists).
-      return { backoffLimit: spec.backoffLimit, activeDeadlineSeconds: spec.activeDeadlineSeconds, pod: pod(spec.template) };
+    case 'Job': {
+      // The migrate Job: the chart also sets the stream variables in its env (its pre-upgrade
+      // hook, which Argo CD runs as a PreSync, comes before the ConfigMap exists; kustomize's is a
+      // Sync hook after it, base/kustomization.yaml); the rest is the same.
+      const template = spec.template;
+      const container = template.spec.containers[0];
+      const env = container.env.filter((e: { name: string }) => !e.name.startsWith('NATS_'));
+      return {
+        backoffLimit: spec.backoffLimit,
+        activeDeadlineSeconds: spec.activeDeadlineSeconds,
+        pod: pod({ ...template, spec: { ...template.spec, containers: [{ ...container, env }] } }),
+      };
+    }
     case 'ConfigMap':
       return normalize(o['data']);
     case 'ServiceAccount':

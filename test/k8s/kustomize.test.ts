@@ -7,7 +7,7 @@
 // fighting the autoscaler, PDBs that never block a drain, the senders' egress policy and preStop
 // (the prod overlay is compared with the chart object by object in kustomize-parity.test.ts).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -111,11 +111,11 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
     }
   });
 
-  it('the migrate Job: runs migrate with the image of the services, bounded as the chart, a PreSync hook for Argo CD', () => {
+  it('the migrate Job: runs migrate with the image of the services, bounded as the chart, a Sync hook for Argo CD', () => {
     const objects = render(overlay);
     const job = named(objects, 'Job', 'wirehook-migrate');
     expect(job.metadata['annotations']).toMatchObject({
-      'argocd.argoproj.io/hook': 'PreSync',
+      'argocd.argoproj.io/hook': 'Sync',
       'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
     });
     expect(job.metadata['labels']).toMatchObject({ 'app.kubernetes.io/name': 'wirehook', 'app.kubernetes.io/component': 'migrate' });
@@ -177,8 +177,11 @@ describe.each(['dev', 'prod'])('k8s/overlays/%s', (overlay) => {
   });
 });
 
-/** The overlay's kustomization with one more component in its list. */
-const withComponent = (kustomization: string, name: string) => kustomization.replace(/^components:\n/m, `components:\n  - ../../components/${name}\n`);
+/** The overlay's kustomization with one more component in its list (made when it has none). */
+const withComponent = (kustomization: string, name: string) =>
+  /^components:\n/m.test(kustomization)
+    ? kustomization.replace(/^components:\n/m, `components:\n  - ../../components/${name}\n`)
+    : `${kustomization}components:\n  - ../../components/${name}\n`;
 
 describe('k8s/overlays/prod', () => {
   it('no single point of failure: two replicas or more of every service but the autoscaled dispatcher', () => {
@@ -210,37 +213,18 @@ describe('k8s/overlays/prod', () => {
     expect(named(objects, 'ConfigMap', 'wirehook-config')['data']).toMatchObject({ NATS_STREAM_REPLICAS: '3', NATS_STREAM_STORAGE: 'file' });
   });
 
-  it('the migrate Job carries wirehook-config’s stream settings in its own env, as the overlay leaves them (a first Argo CD sync has no ConfigMap)', () => {
+  it('Argo CD applies the settings, Secret and policies (wave -1), then runs the migrate Job (wave 0), then rolls the Deployments (wave 1)', () => {
     for (const overlay of ['dev', 'prod']) {
       const objects = render(overlay);
-      const config = named(objects, 'ConfigMap', 'wirehook-config')['data'];
-      const env = podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env;
-      for (const name of ['NATS_PREFIX', 'NATS_STREAM_REPLICAS', 'NATS_STREAM_STORAGE', 'NATS_STREAM_MAX_AGE_SECONDS', 'NATS_STREAM_MAX_BYTES']) {
-        expect(env, `${overlay} ${name}`).toContainEqual({ name, value: config[name] });
+      const wave = (o: Manifest) => o.metadata['annotations']?.['argocd.argoproj.io/sync-wave'];
+      for (const o of objects.filter((o) => ['ConfigMap', 'Secret', 'ServiceAccount', 'NetworkPolicy', 'Service'].includes(o.kind))) {
+        expect(wave(o), `${overlay} ${o.kind} ${o.metadata.name}`).toBe('-1');
       }
-    }
-    // An overlay of the prod one that gives this install its own NATS_PREFIX (k8s/README.md): the Job migrates under it.
-    const dir = mkdtempSync(join(tmpdir(), 'wirehook-k8s-'));
-    try {
-      cpSync(join(root, 'k8s'), join(dir, 'k8s'), { recursive: true });
-      mkdirSync(join(dir, 'k8s', 'overlays', 'acme'));
-      writeFileSync(
-        join(dir, 'k8s', 'overlays', 'acme', 'kustomization.yaml'),
-        [
-          'resources:\n  - ../prod',
-          'configMapGenerator:\n  - name: wirehook-config\n    behavior: merge',
-          '    options:\n      disableNameSuffixHash: true\n    literals:\n      - NATS_PREFIX=acme-hooks',
-          'components:\n  - ../../components/migrate-config',
-          '',
-        ].join('\n'),
-      );
-      const res = spawnSync('kubectl', ['kustomize', join(dir, 'k8s', 'overlays', 'acme')], { encoding: 'utf8' });
-      expect(res.status, res.stderr).toBe(0);
-      const objects = parseAllDocuments(res.stdout).map((d) => d.toJS() as Manifest);
-      expect(podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env).toContainEqual({ name: 'NATS_PREFIX', value: 'acme-hooks' });
-      expect(podOf(named(objects, 'Job', 'wirehook-migrate')).containers[0].env).toContainEqual({ name: 'NATS_STREAM_REPLICAS', value: '3' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+      for (const d of byKind(objects, 'Deployment')) expect(wave(d), `${overlay} ${d.metadata.name}`).toBe('1');
+      const job = named(objects, 'Job', 'wirehook-migrate');
+      expect(job.metadata['annotations']).toMatchObject({ 'argocd.argoproj.io/hook': 'Sync', 'argocd.argoproj.io/sync-wave': '0' });
+      // It reads wirehook-config as the overlay leaves it (it exists by then): no value of it copied into the Job.
+      expect(podOf(job).containers[0].env.map((e: { name: string }) => e.name)).toEqual(['MIGRATE_WAIT_SECONDS', 'LOG_FORMAT']);
     }
   });
 
