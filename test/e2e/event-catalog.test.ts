@@ -71,6 +71,16 @@ describe('an enforcing event type', () => {
   });
 });
 
+describe('references (compiled as calls, each definition once)', () => {
+  it('takes and enforces the schema that froze every tenant when references were copied: 200 references to 100 properties', async () => {
+    const made = await t.api.post('/v1/event-types', { name: 'referred.wide', schema: referredSchema(100, 200), validation: 'enforce' });
+    expect(made.status).toBe(201);
+    expect((await send('referred.wide', { a0: { p0: 'x' } })).status).toBe(202);
+    expect((await send('referred.wide', { a199: { p99: 1 } })).body.message).toMatch(/^payload\/a199\/p99: must be string \(type\)/);
+    expect((await t.api.patch('/v1/event-types/referred.wide', { deprecated: true })).status).toBe(200);
+  });
+});
+
 describe('uniqueItems (checked in linear time, not pairwise)', () => {
   it('refuses an array with an item repeated, objects in any key order, naming both; takes distinct items', async () => {
     const made = await t.api.post('/v1/event-types', { name: 'tags.set', schema: { type: 'array', uniqueItems: true }, validation: 'enforce' });
@@ -118,11 +128,6 @@ describe('catalog entries', () => {
     ['enforce without a schema', { validation: 'enforce' }, /^validation: enforce needs a schema/],
     ['a schema that is not JSON Schema', { schema: { type: 'no-such-type' } }, /^schema: not a JSON Schema Wirehook can use/],
     ['an unknown keyword (strict)', { schema: { type: 'object', requried: ['a'] } }, /^schema: not a JSON Schema Wirehook can use .*requried/],
-    [
-      'a schema of 200 references to a definition of 100 properties (41,207 values expanded; it froze every tenant for seconds)',
-      { schema: referredSchema(100, 200) },
-      /^schema: more than 10000 JSON values counting each \$ref as a copy of what it refers to; at most 10000/,
-    ],
     ['six examples', { schema: { type: 'object' }, examples: [{}, {}, {}, {}, {}, {}] }, /^examples: may have at most 5 examples/],
     ['the reserved name openapi.json', { name: 'openapi.json' }, /openapi\.json is reserved/],
   ])('refuses %s with 422 and stores nothing', async (_, body, message) => {
