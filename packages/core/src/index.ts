@@ -19,6 +19,7 @@ export * from './signing.ts';
 export * from './model.ts';
 export * from './intake-port.ts';
 export * from './limits.ts';
+export * from './ordering-key-header.ts';
 export * from './recovery-port.ts';
 export * from './api-responses.ts';
 export * from './alert-notice.ts';

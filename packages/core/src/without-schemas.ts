@@ -12,6 +12,7 @@ export * from './endpoint-stats.ts';
 export * from './ids.ts';
 export * from './latency-histogram.ts';
 export * from './limits.ts';
+export * from './ordering-key-header.ts';
 export * from './model.ts';
 export * from './oauth-token.ts';
 export * from './required-on-first-use.ts';

@@ -1,4 +1,4 @@
-import { compatSignature, standardWebhookHeaders, webhookBody, type CheckedTransformation } from '@wirehook/core';
+import { compatSignature, orderingKeyHeader, standardWebhookHeaders, webhookBody, type CheckedTransformation } from '@wirehook/core';
 import type { ClientTls } from '@wirehook/egress';
 import type { DeliveryJob } from '@wirehook/store';
 import type { SigningKeys } from './signing-keys.ts';
@@ -47,16 +47,4 @@ export function buildWebhookRequest(job: DeliveryJob, signingKeys: SigningKeys, 
 /** The endpoint's custom headers, opened. @throws UnsealError when they do not open here. */
 export function customHeaders(job: DeliveryJob, signingKeys: SigningKeys): Readonly<Record<string, string>> {
   return job.endpoint.headers ? signingKeys.headersOf(job.endpoint.id, job.endpoint.headers) : {};
-}
-
-/**
- * The `webhook-ordering-key` value of `key`: the key itself when it is printable ASCII without
- * `%` or spaces at its ends (what a header carries unchanged); otherwise its UTF-8
- * percent-encoding (encodeURIComponent), since a header value cannot carry other characters as
- * they are. A `%` is always encoded, so `decodeURIComponent` of every value gives its key back:
- * sent as it was, `%20a` would have been the header of the key ` a` too, and a receiver keeping
- * sequences by key would have taken the second lane's first message for a duplicate.
- */
-export function orderingKeyHeader(key: string): string {
-  return /^[\x21-\x24\x26-\x7e]([\x20-\x24\x26-\x7e]*[\x21-\x24\x26-\x7e])?$/.test(key) ? key : encodeURIComponent(key);
 }

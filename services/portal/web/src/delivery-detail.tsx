@@ -6,6 +6,7 @@ import { CopyButton } from './copy-button.tsx';
 import './delivery.css';
 import type { Translator } from './i18n.ts';
 import { Pill, statusWord, Time } from './ui.tsx';
+import { orderingKeyHeader } from '@wirehook/core/ordering-key-header';
 
 /**
  * The request body Wirehook sends, byte for byte as core's webhookBody writes it (type,
@@ -53,11 +54,6 @@ export function SentBody({ t, message }: { t: Translator; message: MessageDetail
       </pre>
     </div>
   );
-}
-
-/** The `webhook-ordering-key` value of a key, as the dispatcher writes it (webhook-request.ts). */
-function orderingKeyHeader(key: string): string {
-  return /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(key) ? key : encodeURIComponent(key);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { MAX_ORDERING_KEY_CHARS, MAX_ORDERING_KEY_HEADER_CHARS } from '@wirehook/core';
+import { MAX_ORDERING_KEY_CHARS, MAX_ORDERING_KEY_HEADER_CHARS } from './limits.ts';
 import { describe, expect, it } from 'vitest';
-import { orderingKeyHeader } from './webhook-request.ts';
+import { orderingKeyHeader } from './ordering-key-header.ts';
 
 describe('orderingKeyHeader', () => {
   it('printable ASCII without % or spaces at its ends goes as it is', () => {
