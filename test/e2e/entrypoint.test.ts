@@ -44,3 +44,12 @@ it('admin through the entry point prints its one JSON document', () => {
   expect(res.status).toBe(0);
   expect(JSON.parse(res.stdout)).toMatchObject({ id: expect.stringMatching(/^org_/), name: 'Via entrypoint' });
 });
+
+it('admin exits 2 for a bad argument and 1 for an unknown org, each with its one JSON document (docs/semantics.md, "Admin CLI")', () => {
+  const bad = run('admin', 'org', 'create');
+  expect(bad.status).toBe(2);
+  expect(JSON.parse(bad.stdout)).toMatchObject({ error: 'invalid', message: expect.stringContaining('--name') });
+  const unknown = run('admin', 'key', 'create', '--org', 'org_01KAAAAAAAAAAAAAAAAAAAAAAA', '--env', 'test');
+  expect(unknown.status).toBe(1);
+  expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found' });
+});
