@@ -1,6 +1,8 @@
 // The HTTP metrics' label set: method, the API's route template (whatever the outcome —
 // an error answered before or after routing keeps its route) and the status class, so error
 // ratios by route can be computed.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { readMetric } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { methodLabel, routeLabel } from '../../packages/http-api/src/http/route-label.ts';
@@ -46,6 +48,20 @@ describe('HTTP metrics labels', () => {
     // The methods it answers keep their names.
     expect(methodLabel('PATCH')).toBe('PATCH');
     expect(methodLabel('get')).toBe('other');
+  });
+
+  it('every path of the API (docs/openapi.json) and its portal twin under /api has its own template, none unmatched', async () => {
+    const { paths } = JSON.parse(await readFile(join(import.meta.dirname, '../../docs/openapi.json'), 'utf8')) as { paths: Record<string, unknown> };
+    expect(Object.keys(paths).length).toBeGreaterThan(20);
+    for (const path of Object.keys(paths)) {
+      const template = path.replace(/\{[a-z_]+\}/g, ':id');
+      expect(routeLabel(path.replace(/\{[a-z_]+\}/g, 'x_01KAAAAAAAAAAAAAAAAAAAAAAA')), path).toBe(template);
+      expect(routeLabel(template.replace(/^\/v1/, '/api').replace(/:id/g, 'x_1')), path).toBe(template.replace(/^\/v1/, '/api'));
+    }
+    // A name that is also a route of its own: the route.
+    expect(routeLabel('/v1/event-types/openapi.json')).toBe('/v1/event-types/openapi.json');
+    expect(routeLabel('/v1/event-types/order.created/versions')).toBe('/v1/event-types/:id/versions');
+    expect(routeLabel('/v1/openapi.json')).toBe('/v1/openapi.json');
   });
 
   it.each([

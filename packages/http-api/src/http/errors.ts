@@ -28,7 +28,11 @@ export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const err = fromBodyParser(raw);
     const { status, body } = toErrorResponse(err);
-    if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    // A 503 says "try again" (the sandbox busy, a tenant's simulation running, the store or NATS
+    // unreachable): one line a refusal without its stack, so a client repeating a refused call
+    // cannot fill the error log (one key's refused simulations had written 2.5 MB of stacks a minute).
+    if (status === 503) logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request refused: unavailable');
+    else if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (err instanceof RateLimitedError) res.set('retry-after', String(err.retryAfterSeconds));
     // A body left unread (413 before parsing) must not be kept alive for the next request.
     if (status === 413) res.set('connection', 'close');

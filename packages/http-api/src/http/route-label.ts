@@ -6,43 +6,53 @@
 
 const SEGMENT = '[^/]+';
 
-/** Every route of the public API (and the health route), as templates. */
-export const ROUTE_TEMPLATES = [
-  '/healthz',
-  '/v1/consumers',
-  '/v1/consumers/:id/portal',
-  '/v1/endpoints',
-  '/v1/endpoints/:id',
-  '/v1/endpoints/:id/rotate-secret',
-  '/v1/endpoints/:id/recover',
-  '/v1/endpoints/:id/recoveries/:id',
-  '/v1/event-types',
-  '/v1/messages',
-  '/v1/messages/:id',
-  '/v1/deliveries/:id',
-  '/v1/deliveries/:id/retry',
+/** Every route of the public API under /v1 (docs/openapi.json's paths, and the document itself), as templates; first match wins. */
+const V1_TEMPLATES = [
+  '/v1/openapi.json',
   '/v1/alert-conditions',
   '/v1/alert-targets',
   '/v1/alert-targets/:id',
   '/v1/alert-targets/:id/test',
+  '/v1/consumers',
+  '/v1/consumers/:id',
+  '/v1/consumers/:id/portal',
+  '/v1/deliveries/:id',
+  '/v1/deliveries/:id/attempts',
+  '/v1/deliveries/:id/retry',
+  '/v1/egress-ips',
+  '/v1/endpoints',
+  '/v1/endpoints/:id',
+  '/v1/endpoints/:id/recover',
+  '/v1/endpoints/:id/recoveries/:id',
+  '/v1/endpoints/:id/rotate-secret',
+  '/v1/endpoints/:id/stats',
+  '/v1/endpoints/:id/transformation/simulate',
+  '/v1/event-types',
+  // Before `:id`, which its name would match.
+  '/v1/event-types/openapi.json',
+  '/v1/event-types/:id',
+  '/v1/event-types/:id/versions',
+  '/v1/messages',
+  '/v1/messages/:id',
+] as const;
+
+/**
+ * Every route served, as templates: the health route, MCP, the reference page, the /v1 API, and
+ * the portal's page with its token API (the /v1 routes under /api, and its own three).
+ */
+export const ROUTE_TEMPLATES = [
+  '/healthz',
   '/mcp',
-  // The portal's page and its token API (the same routes under /api).
+  '/docs',
+  '/docs/redoc.standalone.js',
+  ...V1_TEMPLATES,
   '/l/:id',
   '/r/:id',
   '/assets/:id',
   '/api/session',
-  '/api/endpoints',
-  '/api/endpoints/:id',
   '/api/endpoints/:id/secret',
   '/api/endpoints/:id/test',
-  '/api/endpoints/:id/rotate-secret',
-  '/api/endpoints/:id/recover',
-  '/api/endpoints/:id/recoveries/:id',
-  '/api/event-types',
-  '/api/messages',
-  '/api/messages/:id',
-  '/api/deliveries/:id',
-  '/api/deliveries/:id/retry',
+  ...V1_TEMPLATES.filter((t) => t !== '/v1/openapi.json').map((t) => t.replace(/^\/v1/, '/api')),
 ] as const;
 
 const MATCHERS = ROUTE_TEMPLATES.map((template) => ({

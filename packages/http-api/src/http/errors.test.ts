@@ -1,0 +1,40 @@
+// The one place errors become responses, and what it logs: a fault with its stack at error, a
+// 503's "try again" as one line at warn (a client repeating a refused call must not fill the error
+// log with stacks), nothing for what the caller got wrong.
+import { InvalidError, UnavailableError } from '@wirehook/core';
+import type { Logger } from '@wirehook/platform';
+import type { Request, Response } from 'express';
+import { describe, expect, it } from 'vitest';
+import { errorHandler } from './errors.ts';
+
+function answer(err: unknown) {
+  const logged: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => void logged.push({ level, fields, msg });
+  const logger = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } as unknown as Logger;
+  let status = 0;
+  const res = { set: () => res, status: (s: number) => ((status = s), res), json: () => res } as unknown as Response;
+  errorHandler(logger)(err, { method: 'POST', path: '/v1/endpoints/ep_1/transformation/simulate' } as Request, res, () => {});
+  return { status, logged };
+}
+
+describe('errorHandler', () => {
+  it("a 503 is one warn line with the refusal's words and no stack; a fault is an error with it; a 422 logs nothing", () => {
+    const refused = answer(new UnavailableError("transformation: this tenant's previous simulation is still running (one at a time); try again shortly"));
+    expect(refused.status).toBe(503);
+    expect(refused.logged).toEqual([
+      {
+        level: 'warn',
+        msg: 'request refused: unavailable',
+        fields: {
+          method: 'POST',
+          path: '/v1/endpoints/ep_1/transformation/simulate',
+          error: "transformation: this tenant's previous simulation is still running (one at a time); try again shortly",
+        },
+      },
+    ]);
+    const fault = answer(new Error('the disk is on fire'));
+    expect(fault.status).toBe(500);
+    expect(fault.logged.map((l) => [l.level, l.msg, (l.fields['err'] as Error).message])).toEqual([['error', 'request failed', 'the disk is on fire']]);
+    expect(answer(new InvalidError('url: must use https')).logged).toEqual([]);
+  });
+});
