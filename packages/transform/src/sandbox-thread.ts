@@ -92,14 +92,6 @@ export class SandboxThread {
   }
 
   /**
-   * Whether its worker is up: false before the first run and once a run ended it (the watchdog,
-   * a broken module, an exit), until the next run starts another.
-   */
-  get alive(): boolean {
-    return this.#worker !== undefined;
-  }
-
-  /**
    * Runs `job`. One run at a time: the runner's queue sees to it. Resolves with the outcome,
    * failures of the code included.
    * @throws Error when the thread cannot be started, or the runner is closed meanwhile.

@@ -215,8 +215,9 @@ describe('TransformRunner: runs waiting for a thread take turns by tenant, then 
     }
     runs.push(tag(IDENTITY, send('org_b', 'ep_b'), 'b'));
     await Promise.all(runs);
-    // a0.0 took the idle thread, A's turn came once (a0.1), then B's: by endpoint B would wait for 6.
-    expect(done.indexOf('b')).toBe(2);
+    // a0.0 took the idle thread; B, beginning to wait, went before A (served last): by endpoint B would wait for 6 more, by
+    // tenant alone (appended behind A) for a0.1 too.
+    expect(done.indexOf('b')).toBe(1);
     // Within A, endpoint by endpoint: each endpoint's first run before any endpoint's second.
     expect(done.filter((name) => name !== 'b')).toEqual(['a0.0', 'a0.1', 'a1.0', 'a2.0', 'a3.0', 'a4.0', 'a5.0', 'a1.1', 'a2.1', 'a3.1', 'a4.1', 'a5.1']);
   });
@@ -227,25 +228,32 @@ describe('TransformRunner: runs waiting for a thread take turns by tenant, then 
     const live = (endpointId: string) => send('org_a', endpointId);
     const test: TransformTurn = { tenant: { orgId: 'org_a' as OrgId, env: 'test' }, endpointId: 'ep_t', simulation: false };
     await Promise.all([tag(live('ep_1'), 'live1'), tag(live('ep_2'), 'live2'), tag(live('ep_3'), 'live3'), tag(test, 'test')]);
-    expect(done).toEqual(['live1', 'live2', 'test', 'live3']);
+    // Test is a tenant of its own: beginning to wait, it goes before live (served last), not after live's whole queue.
+    expect(done).toEqual(['live1', 'test', 'live2', 'live3']);
   });
 
-  it("a run that ended its thread (the watchdog) gives its tenant's next turn to the tenant waiting behind", async () => {
+  it("a tenant beginning to wait goes before the tenant given a thread last: it waits for that one's run in flight, not its next too", async () => {
     const guarded = new TransformRunner({ watchdogGraceMs: 100 });
     try {
       await guarded.run(IDENTITY, input, NOW);
       const done: string[] = [];
       const tag = (code: string, turn: TransformTurn, name: string) => guarded.run(code, input, NOW, turn).then(() => done.push(name));
-      // A naive substring search in C that never polls the interrupt: the watchdog ends its thread.
+      // A naive substring search in C that never polls the interrupt: the watchdog ends its thread (~300 ms and a new one's start).
       const search = "function handler(w) { 'a'.repeat(300000).indexOf('a'.repeat(100000) + 'b'); return w }";
-      // A's second run queued before B's: by turn alone it would go first.
+      // A's second run queued before B's: appended behind A, B would have waited for both of A's.
       await Promise.all([tag(search, send('org_a', 'ep_a1'), 'a1'), tag(IDENTITY, send('org_a', 'ep_a2'), 'a2'), tag(IDENTITY, send('org_b', 'ep_b'), 'b')]);
       expect(done).toEqual(['a1', 'b', 'a2']);
-      // A run that fails by its budget within the sandbox (the interrupt) keeps its thread and its tenant's turn.
+      // The same for a run that fails by its budget within the sandbox, and with a third tenant already waiting: it keeps its
+      // place before the newcomer (C waited before B began), both before A's next.
       done.length = 0;
       const spin = 'function handler(w) { while (true) {} }';
-      await Promise.all([tag(spin, send('org_a', 'ep_a1'), 'a1'), tag(IDENTITY, send('org_a', 'ep_a2'), 'a2'), tag(IDENTITY, send('org_b', 'ep_b'), 'b')]);
-      expect(done).toEqual(['a1', 'a2', 'b']);
+      await Promise.all([
+        tag(spin, send('org_a', 'ep_a1'), 'a1'),
+        tag(IDENTITY, send('org_c', 'ep_c'), 'c'),
+        tag(IDENTITY, send('org_a', 'ep_a2'), 'a2'),
+        tag(IDENTITY, send('org_b', 'ep_b'), 'b'),
+      ]);
+      expect(done).toEqual(['a1', 'c', 'b', 'a2']);
     } finally {
       await guarded.close();
     }

@@ -52,8 +52,6 @@ interface TenantQueue {
   endpoints: Map<string, Waiter[]>;
   /** Its sends among them (maxWaitingPerTenant). */
   sends: number;
-  /** Its last run ended its thread (the watchdog): its next turn goes to the tenants behind it. */
-  skipsNextTurn: boolean;
 }
 
 /** How long and how many runs may wait for a thread (see TransformRunnerOptions). */
@@ -85,9 +83,12 @@ export class TransformRunner implements Transformer {
    * and, within a tenant, one endpoint at a time. So a tenant with many runs queued (or slow
    * ones), from however many endpoints, delays another tenant's by one run at most per thread,
    * not by its whole queue nor by one run per endpoint. A Map keeps insertion order: a tenant
-   * (an endpoint) served goes to the back.
+   * (an endpoint) served goes to the back; a tenant that begins to wait goes before the tenant
+   * given a thread last (#begins), whose run is likely still in flight.
    */
-  readonly #waiting = new Map<string, TenantQueue>();
+  #waiting = new Map<string, TenantQueue>();
+  /** The tenant given a thread last, from the idle ones or a turn. */
+  #lastServed: string | undefined;
   /**
    * Tenants with a simulation in flight or waiting: one at a time each. A simulation takes its
    * tenant's turns (so never another tenant's share), and with one each, a tenant's concurrent
@@ -169,14 +170,11 @@ export class TransformRunner implements Transformer {
   async #runOnThread(code: string, input: TransformInput, now: number, tenant: string, turn: TransformTurn): Promise<TransformResult> {
     // Only these four fields, as text: no host object (nor its prototype) reaches the sandbox.
     const inputJson = JSON.stringify({ event_type: input.event_type, payload: input.payload, headers: input.headers, url: input.url });
-    const thread = this.#idle.pop() ?? (await this.#waitForThread(tenant, turn));
+    const idle = this.#idle.pop();
+    if (idle !== undefined) this.#lastServed = tenant;
+    const thread = idle ?? (await this.#waitForThread(tenant, turn));
     try {
-      const outcome = await thread.run({ code, inputJson, now });
-      // The run ended its thread (the watchdog: a built-in that never yields, ~300 ms, then a new
-      // thread's start): its tenant's next turn goes to the tenants waiting behind it, else code
-      // that does this every time would delay another tenant by two such runs, past a send's 1 s wait.
-      if (!thread.alive) this.#skipNextTurn(tenant);
-      return toTransformResult(outcome, input);
+      return toTransformResult(await thread.run({ code, inputJson, now }), input);
     } catch (err) {
       // Not the code's failure (those are results): the thread would not start, or was closed.
       if (err instanceof TransformerUnavailableError) throw err;
@@ -191,7 +189,7 @@ export class TransformRunner implements Transformer {
   /** A thread once one is free and it is the run's turn; refused past the wait limits (TransformerUnavailableError). */
   #waitForThread(tenant: string, turn: TransformTurn): Promise<SandboxThread> {
     const { maxWaitMs, maxWaitingPerEndpoint, maxWaitingPerTenant, maxWaiting } = this.#waitLimits;
-    const tenantQueue = this.#waiting.get(tenant) ?? { endpoints: new Map<string, Waiter[]>(), sends: 0, skipsNextTurn: false };
+    const tenantQueue = this.#waiting.get(tenant) ?? { endpoints: new Map<string, Waiter[]>(), sends: 0 };
     const queue = tenantQueue.endpoints.get(turn.endpointId) ?? [];
     const sendsOfEndpoint = queue.filter((waiter) => !waiter.simulation).length;
     // The tenant's own cap as well as the shared one: else one tenant's many endpoints could
@@ -224,7 +222,8 @@ export class TransformRunner implements Transformer {
       queue.push(waiter);
       if (!waiter.simulation) this.#countSend(tenantQueue, +1);
       tenantQueue.endpoints.set(turn.endpointId, queue);
-      this.#waiting.set(tenant, tenantQueue);
+      if (this.#waiting.has(tenant)) this.#waiting.set(tenant, tenantQueue);
+      else this.#begins(tenant, tenantQueue);
     });
   }
 
@@ -247,36 +246,39 @@ export class TransformRunner implements Transformer {
     this.#waitingCount += change;
   }
 
-  /** Marks `tenant`'s next turn to be skipped; only while it has runs waiting (one arriving later queues at the back anyway). */
-  #skipNextTurn(tenant: string): void {
-    const tenantQueue = this.#waiting.get(tenant);
-    if (tenantQueue !== undefined) tenantQueue.skipsNextTurn = true;
+  /**
+   * `tenant` begins to wait: its turn comes before that of the tenant given a thread last, when
+   * that one waits again already (it went to the back as it was served), after every other's.
+   * Round-robin counted from its arrival: the tenant served last has had its turn, its run likely
+   * still in flight — appended behind it, a newcomer waited for that run and the next one too,
+   * two of a tenant's ~300 ms thread-ending runs, past a send's 1 s wait.
+   */
+  #begins(tenant: string, tenantQueue: TenantQueue): void {
+    const last = this.#lastServed;
+    const order = [...this.#waiting.keys()];
+    if (last === undefined || order[order.length - 1] !== last) {
+      this.#waiting.set(tenant, tenantQueue);
+      return;
+    }
+    const entries = [...this.#waiting];
+    entries.splice(entries.length - 1, 0, [tenant, tenantQueue]);
+    this.#waiting = new Map(entries);
   }
 
-  /**
-   * The first waiter of the tenant whose turn it is, of its endpoint whose turn it is; both go
-   * to the back of their turns. A tenant marked to skip goes to the back once, its mark cleared,
-   * so the loop ends within one pass over the tenants.
-   */
+  /** The first waiter of the tenant whose turn it is, of its endpoint whose turn it is; both go to the back of their turns. */
   #nextWaiter(): Waiter | undefined {
-    for (;;) {
-      const first = this.#waiting.entries().next();
-      if (first.done) return undefined;
-      const [tenant, tenantQueue] = first.value;
-      this.#waiting.delete(tenant);
-      if (tenantQueue.skipsNextTurn) {
-        tenantQueue.skipsNextTurn = false;
-        this.#waiting.set(tenant, tenantQueue);
-        continue;
-      }
-      const [endpointId, queue] = tenantQueue.endpoints.entries().next().value!;
-      const waiter = queue.shift()!;
-      if (!waiter.simulation) this.#countSend(tenantQueue, -1);
-      tenantQueue.endpoints.delete(endpointId);
-      if (queue.length > 0) tenantQueue.endpoints.set(endpointId, queue);
-      if (tenantQueue.endpoints.size > 0) this.#waiting.set(tenant, tenantQueue);
-      return waiter;
-    }
+    const first = this.#waiting.entries().next();
+    if (first.done) return undefined;
+    const [tenant, tenantQueue] = first.value;
+    this.#waiting.delete(tenant);
+    this.#lastServed = tenant;
+    const [endpointId, queue] = tenantQueue.endpoints.entries().next().value!;
+    const waiter = queue.shift()!;
+    if (!waiter.simulation) this.#countSend(tenantQueue, -1);
+    tenantQueue.endpoints.delete(endpointId);
+    if (queue.length > 0) tenantQueue.endpoints.set(endpointId, queue);
+    if (tenantQueue.endpoints.size > 0) this.#waiting.set(tenant, tenantQueue);
+    return waiter;
   }
 
   /** Ends the sandbox threads. Runs in flight or waiting are rejected; later runs throw. */
