@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { InvalidError } from './errors.ts';
 import { jsonValue } from './json-value.ts';
 import { requiredOnFirstUse } from './required-on-first-use.ts';
-import { useLinearUniqueItems } from './unique-items.ts';
+import { forgetNumbering, useLinearUniqueItems } from './unique-items.ts';
 import type { EventType } from './model.ts';
 
 /** Most bytes of an event type's schema, as JSON (UTF-8). */
@@ -81,7 +81,13 @@ export class SchemaValidators {
    */
   validatorFor(schema: object): (payload: unknown) => string | null {
     const { validate } = this.#get(schema);
-    return (payload) => (validate(payload) ? null : describeError(validate.errors?.[0]));
+    return (payload) => {
+      try {
+        return validate(payload) ? null : describeError(validate.errors?.[0]);
+      } finally {
+        forgetNumbering(payload);
+      }
+    };
   }
 
   #get(schema: object): Compiled {
@@ -178,7 +184,9 @@ export function checkCatalogEntry(schema: object | null, examples: readonly unkn
   const took = performance.now() - started;
   if (took > MAX_COMPILE_MS) throw new InvalidError(`schema: compiling it took ${Math.round(took)} ms, more than ${MAX_COMPILE_MS} ms; simplify it`);
   for (const [i, example] of examples.entries()) {
-    if (!validate(example)) throw new InvalidError(`examples.${i}: ${describeError(validate.errors?.[0])}`);
+    const valid = validate(example);
+    forgetNumbering(example);
+    if (!valid) throw new InvalidError(`examples.${i}: ${describeError(validate.errors?.[0])}`);
   }
 }
 

@@ -31,6 +31,14 @@ describe('uniqueItems', () => {
     expect(listed).toBe(2_000);
   });
 
+  it('a payload validated again after a change is judged as it is now, not as it was (numbers last one validation)', () => {
+    const check = new SchemaValidators().validatorFor({ properties: { list: { uniqueItems: true } } });
+    const payload = { list: [{ a: 1 }, { a: 2 }] };
+    expect(check(payload)).toBeNull();
+    payload.list[1]!.a = 1;
+    expect(check(payload)).toMatch(/^payload\/list: must NOT have duplicate items \(items ## 0 and 1 are identical\)/);
+  });
+
   it('numbers a value so that equal values, and only they, share a number', () => {
     const n = new ValueNumbers();
     expect(n.of({ b: 1, a: [true, null, 's'] })).toBe(n.of({ a: [true, null, 's'], b: 1 }));

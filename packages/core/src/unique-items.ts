@@ -14,8 +14,16 @@ export function useLinearUniqueItems(ajv: Ajv2020): void {
   ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
 }
 
-/** The numbers of one payload's values (the payload is the key: gone with it). */
+/** The numbers of one payload's values, for one validation of it (validated: forgetNumbering). */
 const numbering = new WeakMap<object, ValueNumbers>();
+
+/**
+ * Forgets `payload`'s numbers once a validation of it has ended: numbers kept by identity would
+ * outlive a change to the payload, and a later validation of it would compare what it was.
+ */
+export function forgetNumbering(payload: unknown): void {
+  if (typeof payload === 'object' && payload !== null) numbering.delete(payload);
+}
 
 /** The keyword's check, as Ajv calls it; the failure in `.errors` (Ajv's way for a function keyword). */
 function uniqueItems(schema: boolean, data: unknown[], _parent?: unknown, cxt?: DataValidationCxt): boolean {

@@ -18,7 +18,7 @@ function answer(err: unknown) {
 }
 
 describe('errorHandler', () => {
-  it("a 503 is one warn line with the refusal's words and no stack; a fault is an error with it; a 422 logs nothing", () => {
+  it('a 503 refusal is one warn line with its words and no stack; a 503 wrapping a fault and a fault are errors with it; a 422 logs nothing', () => {
     const refused = answer(new UnavailableError("transformation: this tenant's previous simulation is still running (one at a time); try again shortly"));
     expect(refused.status).toBe(503);
     expect(refused.logged).toEqual([
@@ -31,6 +31,12 @@ describe('errorHandler', () => {
           error: "transformation: this tenant's previous simulation is still running (one at a time); try again shortly",
         },
       },
+    ]);
+    // A 503 wrapping a fault (a failover, a service unreachable) keeps it, at error: its cause is the diagnosis.
+    const outage = answer(new UnavailableError('the database is failing over or cannot be reached', { cause: new Error('connect ECONNREFUSED db-0') }));
+    expect(outage.status).toBe(503);
+    expect(outage.logged.map((l) => [l.level, l.msg, ((l.fields['err'] as Error).cause as Error).message])).toEqual([
+      ['error', 'request failed', 'connect ECONNREFUSED db-0'],
     ]);
     const fault = answer(new Error('the disk is on fire'));
     expect(fault.status).toBe(500);

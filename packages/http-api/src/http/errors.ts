@@ -28,10 +28,12 @@ export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const err = fromBodyParser(raw);
     const { status, body } = toErrorResponse(err);
-    // A 503 says "try again" (the sandbox busy, a tenant's simulation running, the store or NATS
-    // unreachable): one line a refusal without its stack, so a client repeating a refused call
-    // cannot fill the error log (one key's refused simulations had written 2.5 MB of stacks a minute).
-    if (status === 503) logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request refused: unavailable');
+    // A 503 of our own saying "try again" (the sandbox busy, a tenant's simulation running) is one
+    // warn line without a stack, so a client repeating a refused call cannot fill the error log
+    // (one key's refused simulations wrote 2.5 MB of stacks a minute). One that wraps a fault (the
+    // store failing over, a service unreachable: its `cause`) is an error with it, as every fault.
+    const refusal = status === 503 && (err as Error).cause === undefined;
+    if (refusal) logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request refused: unavailable');
     else if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (err instanceof RateLimitedError) res.set('retry-after', String(err.retryAfterSeconds));
     // A body left unread (413 before parsing) must not be kept alive for the next request.

@@ -36,9 +36,12 @@ const V1_TEMPLATES = [
   '/v1/messages/:id',
 ] as const;
 
+/** What the portal's token API serves of the /v1 API, under /api (services/portal/src/portal-api). */
+const PORTAL_API = ['/v1/endpoints', '/v1/event-types', '/v1/egress-ips', '/v1/messages', '/v1/deliveries'];
+
 /**
  * Every route served, as templates: the health route, MCP, the reference page, the /v1 API, and
- * the portal's page with its token API (the /v1 routes under /api, and its own three).
+ * the portal's page with its token API (what it serves of the /v1 routes under /api, and its own).
  */
 export const ROUTE_TEMPLATES = [
   '/healthz',
@@ -52,12 +55,13 @@ export const ROUTE_TEMPLATES = [
   '/api/session',
   '/api/endpoints/:id/secret',
   '/api/endpoints/:id/test',
-  ...V1_TEMPLATES.filter((t) => t !== '/v1/openapi.json').map((t) => t.replace(/^\/v1/, '/api')),
+  ...V1_TEMPLATES.filter((t) => PORTAL_API.some((prefix) => t === prefix || t.startsWith(`${prefix}/`))).map((t) => t.replace(/^\/v1/, '/api')),
 ] as const;
 
 const MATCHERS = ROUTE_TEMPLATES.map((template) => ({
   template,
-  pattern: new RegExp(`^${template.replace(/:id/g, SEGMENT)}/?$`),
+  // Escaped: a template's `.` is a dot (`openapi.json`), not any character (an event type `openapi_json`).
+  pattern: new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:id/g, SEGMENT)}/?$`),
 }));
 
 /** The template `path` (without its query) falls under, or `unmatched`. */
