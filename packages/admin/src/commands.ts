@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import {
+  emailAddress,
   ENVIRONMENTS,
   hashApiKey,
   InvalidError,
@@ -164,7 +164,7 @@ function expiryDays(value: string): number {
 /** An owner's e-mail address, where usage e-mails go: one address (as an alert target's), no line breaks to inject a header with. */
 function ownerEmail(value: string | undefined): string | null {
   if (value === undefined) return null;
-  const parsed = z.email().max(320).safeParse(value);
+  const parsed = emailAddress.safeParse(value);
   if (!parsed.success) throw new InvalidError(`--owner-email must be one e-mail address, not ${JSON.stringify(value.slice(0, 100))}`);
   return parsed.data;
 }

@@ -313,13 +313,16 @@ export const DEFAULT_ALERT_CONDITIONS: Readonly<AlertConditions> = Object.freeze
   usage: 80,
 });
 
+/** One e-mail address (an alert target's, an organization owner's): at most 320 characters, no line break to inject a header with. */
+export const emailAddress = z.email({ error: 'must be an e-mail address' }).max(320);
+
 /** POST /v1/alert-targets: where failure notices go. */
 export const createAlertTargetBody = z.discriminatedUnion(
   'type',
   [
     z.strictObject({ type: z.literal('webhook'), url: endpointUrl }),
     z.strictObject({ type: z.literal('chat'), url: endpointUrl }),
-    z.strictObject({ type: z.literal('email'), address: z.email({ error: 'must be an e-mail address' }).max(320) }),
+    z.strictObject({ type: z.literal('email'), address: emailAddress }),
   ],
   { error: 'type: must be webhook, chat or email' },
 );
