@@ -90,11 +90,7 @@ export function EndpointForm(props: {
           <p id="ep-url-help" class="help">
             {t.t('urlHelp')}
           </p>
-          {fieldErrors['url'] && (
-            <p id="ep-url-error" class="field-error">
-              {fieldErrors['url']}
-            </p>
-          )}
+          <FieldError id="ep-url-error" text={fieldErrors['url']} />
         </div>
       )}
       {asksSecret && (
@@ -113,11 +109,7 @@ export function EndpointForm(props: {
           <p id="ep-client-secret-help" class="help">
             {t.t('movedClientSecretHelp', { origin: movedOrigin })}
           </p>
-          {fieldErrors['auth'] && (
-            <p id="ep-client-secret-error" class="field-error">
-              {fieldErrors['auth']}
-            </p>
-          )}
+          <FieldError id="ep-client-secret-error" text={fieldErrors['auth']} />
         </div>
       )}
       <div class="field">
@@ -130,11 +122,7 @@ export function EndpointForm(props: {
           aria-describedby="ep-description-error"
           onInput={(e) => setDescription(e.currentTarget.value)}
         />
-        {fieldErrors['description'] && (
-          <p id="ep-description-error" class="field-error">
-            {fieldErrors['description']}
-          </p>
-        )}
+        <FieldError id="ep-description-error" text={fieldErrors['description']} />
       </div>
       <fieldset class="field">
         <legend>{t.t('eventTypes')}</legend>
@@ -185,7 +173,7 @@ export function EndpointForm(props: {
             )}
           </>
         )}
-        {fieldErrors['event_types'] && <p class="field-error">{fieldErrors['event_types']}</p>}
+        <FieldError text={fieldErrors['event_types']} />
       </fieldset>
       <fieldset class="field inline">
         <legend>{t.t('retryPolicy')}</legend>
@@ -209,7 +197,7 @@ export function EndpointForm(props: {
             ))}
           </select>
         </label>
-        {fieldErrors['retry'] && <p class="field-error">{fieldErrors['retry']}</p>}
+        <FieldError text={fieldErrors['retry']} />
       </fieldset>
       <div class="row">
         <button type="submit" class="primary" disabled={props.busy} aria-busy={props.busy}>
@@ -222,5 +210,15 @@ export function EndpointForm(props: {
         )}
       </div>
     </form>
+  );
+}
+
+/** A field's 422 under it (nothing when it has none); `id` for the field's aria-describedby. */
+function FieldError({ id, text }: { id?: string; text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p id={id} class="field-error">
+      {text}
+    </p>
   );
 }
