@@ -1,4 +1,4 @@
-import type { ClientSession, Collection, Db, MongoClient, TransactionOptions } from 'mongodb';
+import { type ClientSession, type Collection, type Db, type MongoClient, ReadPreference, type TransactionOptions } from 'mongodb';
 import { idsByMonth, type Month, monthOfId } from './months.ts';
 import { POINT_OP_MS } from './query.ts';
 import type {
@@ -234,14 +234,24 @@ export class MongoConnection {
     return this.legacyMonth !== null && month < this.legacyMonth ? this.legacyMonth : month;
   }
 
+  /** The same database with every read on the primary, whatever MONGODB_URL's readPreference (the layout upgrade's). */
+  onPrimary(): MongoConnection {
+    return new MongoConnection(this.client, this.client.db(this.db.databaseName, { readPreference: ReadPreference.primary }));
+  }
+
   /** `ids` by the month of their bucket (bucketMonthOf), each once: one query per bucket. */
   idsByBucket(ids: Iterable<string>): Map<Month, string[]> {
     return idsByMonth(ids, (id) => this.bucketMonthOf(id));
   }
 
-  /** Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade). */
+  /**
+   * Reads the legacy month from `meta` (open-mongo-store.ts, after the layout upgrade), on the
+   * primary whatever MONGODB_URL's readPreference: read once a process, it decides which
+   * collections hold this month's data, and a lagging secondary's "none" would send it elsewhere
+   * for the process's life.
+   */
   async readLegacyMonth(): Promise<void> {
-    const doc = await this.meta.findOne(MONTHS_LIST.filter, MONTHS_LIST.options);
+    const doc = await this.meta.findOne(MONTHS_LIST.filter, { ...MONTHS_LIST.options, readPreference: ReadPreference.primary });
     this.legacyMonth = doc?.legacyMonth ?? null;
     this.#buckets.clear();
   }

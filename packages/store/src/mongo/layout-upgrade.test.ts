@@ -267,7 +267,20 @@ function database(
       },
     },
   };
-  return { conn: conn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, holdRanges, progress };
+  // The upgrade reads through its primary-only connection (onPrimary): the URL's own refuses the reads that choose where
+  // data goes (the months, the legacy month, a month's collections), which a lagging secondary would answer stale.
+  const refuse = (what: string) => () => {
+    throw new Error(`${what} read through the URL's readPreference, not the primary`);
+  };
+  const urlConn = {
+    ...conn,
+    onPrimary: () => conn,
+    months: refuse('months'),
+    readLegacyMonth: refuse('readLegacyMonth'),
+    forgetMonths: refuse('forgetMonths'),
+    bucket: refuse('bucket'),
+  };
+  return { conn: urlConn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, holdRanges, progress };
 }
 
 const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
@@ -563,6 +576,15 @@ describe('upgradeLayout', () => {
     const db = database([2], { statuses: { endpoints: 1, inactive: () => true, open } });
     await expect(upgrade(db.conn)).rejects.toThrow('an open delivery of endpoint ep_000001 has createdAt "2026-01-01T00:00:00Z", not a number');
     expect(db.writes).not.toContain(`version ${SCHEMA_VERSION}`);
+  });
+
+  it('a takeover resuming within an endpoint that finds no page more still seeks its newest: a string past the last range fails it', async () => {
+    // 20,000 numbers and a string; the hold recorded up to 20,000 by a process that stopped there.
+    const progress: { upgrade: MetaDoc['upgrade'] | null } = { upgrade: { from: 2, to: SCHEMA_VERSION, after: { holding: 'ep_000001@20000' } } };
+    const open = () => [...Array.from({ length: 20_000 }, (_, i) => i + 1), 'soon'];
+    const db = database([2], { statuses: { endpoints: 1, inactive: () => true, open }, progress });
+    await expect(upgrade(db.conn)).rejects.toThrow('an open delivery of endpoint ep_000001 has createdAt "soon", not a number');
+    expect(db.holdRanges).toEqual([]);
   });
 
   it('a process whose lease ran out while another finished the upgrade stops at its next record, reads the version, writes nothing more', async () => {

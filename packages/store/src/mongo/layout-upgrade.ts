@@ -73,8 +73,10 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           // Layout 1 kept no version: whether the single collections exist says if there is data to
           // adopt. Without a version or them, the database is new: nothing to migrate (its single
           // collections, whose old indexes a migration drops, do not exist: "ns not found").
-          // Every read of the upgrade on the primary, whatever MONGODB_URL's readPreference (ON_PRIMARY).
-          const db = conn.client.db(conn.db.databaseName, ON_PRIMARY);
+          // Every read of the upgrade on the primary, whatever MONGODB_URL's readPreference (ON_PRIMARY):
+          // its collections, the legacy month's choice, the months and the due queue's backfill alike.
+          const primary = conn.onPrimary();
+          const db = primary.db;
           const single = await unlessAborted(db.listCollections({ name: { $in: [...MONTHLY] } }, { nameOnly: true }).toArray(), signal);
           const fresh = current === null && single.length === 0;
           if (fresh) log(`MongoDB at ${where}: a new database, given layout ${SCHEMA_VERSION}`);
@@ -88,8 +90,8 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
             await progress.claim();
             await migrateDocuments(db, progress, renew, log, signal);
           }
-          if (single.length > 0) await adoptSingleCollections(conn, Date.now(), renew, log, signal);
-          await backfillDueQueue(conn, renew, signal);
+          if (single.length > 0) await adoptSingleCollections(primary, Date.now(), renew, log, signal);
+          await backfillDueQueue(primary, renew, signal);
           // The version, and the record of the batches taken away in the same write.
           const v = UPGRADE_PLANS.layout();
           const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
@@ -336,7 +338,9 @@ async function holdOpenOf(
   }
   // Strings and dates sort after every number: a walk by numbers never reaches one. Its newest
   // open delivery (one seek) says whether there is any.
-  if (pages > 0) {
+  // Whenever the walk went past a creation time: a page of its own, or a takeover's resumption
+  // within the endpoint (which may find no page more, and a string past it all the same).
+  if (after !== null) {
     const q = UPGRADE_PLANS.holdNewest(t, endpointId);
     const newest = await unlessAborted(deliveries.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: CREATED_ONLY }), step.signal);
     if (newest !== null) createdAtOf(newest, endpointId);

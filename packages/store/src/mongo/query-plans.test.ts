@@ -162,6 +162,19 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         },
         'find',
       );
+      const newest = UPGRADE_PLANS.holdNewest(tenant, 'ep_seed0_9');
+      record(
+        {
+          find: bucket,
+          filter: newest.filter,
+          sort: newest.options.sort,
+          hint: newest.options.hint,
+          comment: newest.options.comment,
+          projection: { _id: 0, createdAt: 1 },
+          limit: 1,
+        },
+        'find',
+      );
       // Two of its open deliveries as a layout before `held` left them: the range matches some, not all.
       await deliveries.updateMany({ _id: { $in: ['dlv_seed0_9_0', 'dlv_seed0_9_1'] } } as Document, { $unset: { held: '' } });
       const range = UPGRADE_PLANS.holdRange(tenant, 'ep_seed0_9', null, seeded.now);

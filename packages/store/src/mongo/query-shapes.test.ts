@@ -146,6 +146,13 @@ describe('MongoDB query shapes', () => {
     expect(OPERATIONS_PLANS.jobLeaseRelease('retention', 'h1').filter).toEqual({ _id: 'retention', holder: 'h1' });
   });
 
+  it('keeps the portal tokens’ TTL at 3,600 s: an index an existing database has cannot change its options in place', () => {
+    // createIndexes of the same name with another expireAfterSeconds fails every start (IndexOptionsConflict): changing
+    // PORTAL_TOKEN_KEPT_AFTER_EXPIRY_MS needs a collMod of portal_tokens_ttl first (packages/core/src/limits.ts says why).
+    const ttl = INDEXES[COLLECTIONS.portalTokens]?.find((i) => i.name === 'portal_tokens_ttl');
+    expect(ttl?.expireAfterSeconds).toBe(3_600);
+  });
+
   it('uses every index that is not there for uniqueness or expiry', () => {
     const used = new Set(plans.map((p) => `${p.spec.collection}.${p.spec.index}`));
     const unused = Object.entries(INDEXES).flatMap(([collection, list]) =>
