@@ -225,4 +225,61 @@ describe('DueSweep', () => {
     await sweep.sweep();
     expect(published).toEqual([otherId]);
   });
+
+  it('a sweep asked for while one runs (a queue drained, a place freed): one more follows it, with the place the first read too early', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t);
+    const { sweep, places } = sweeper({ places: 1 });
+    places.take();
+    const first = sweep.sweep(); // reads no free place
+    // As a send ends: its tenant's place given back asks for a sweep, then its own place is freed.
+    sweep.refill();
+    places.give();
+    await first;
+    await until(() => published.length === 1);
+    expect(published).toEqual(ids);
+  });
+
+  it('a tenant’s backlog over more endpoints than a page holds: the page lists its share (2), then another tenant’s delivery behind it', async () => {
+    const busy = await s.endpoint();
+    const busyIds: DeliveryId[] = [];
+    // Six endpoints of one tenant, a due delivery each (a page of 4 free places holds four of them).
+    for (let i = 1; i <= 6; i++) {
+      await s.endpointOf(busy.t, `customer-${i + 1}`);
+      busyIds.push(...(await s.dueTo(busy.t, `customer-${i + 1}`)));
+    }
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    const { sweep, gate } = sweeper({ places: 4, slots: 4, placesPerTenant: 2 });
+    const due = vi.spyOn(s.store.deliveries, 'due');
+    await sweep.sweep();
+    expect(published).toEqual([...busyIds.slice(0, 2), otherId]);
+    // In one page: the store lists no more of the tenant's than its share.
+    expect(due.mock.calls).toEqual([[s.clock.now(), 4, gate.perEndpoint, 2]]);
+  });
+
+  it('tenants at their share took the page: one more page of each tenant’s oldest (one longer a full tenant) finds another behind them', async () => {
+    // One tenant holding its whole share (2) and one holding 1 of 2, with 3 due each, older than
+    // a third's; 2 places are free, so the first page (2) is the full tenant's alone.
+    const full = await s.endpoint();
+    const fullIds = await s.due(full.t, 3);
+    const half = await s.endpoint();
+    const halfIds = await s.due(half.t, 3);
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    const { sweep, shares, places, gate } = sweeper({ places: 5, slots: 4, placesPerTenant: 2 });
+    for (const t of [full.t, full.t, half.t]) {
+      shares.tryTake(t);
+      places.take();
+    }
+    expect(shares.full).toBe(1);
+    const due = vi.spyOn(s.store.deliveries, 'due');
+    await sweep.sweep();
+    expect(published).toEqual([halfIds[0], otherId]);
+    expect(due.mock.calls.map((call) => call.slice(1))).toEqual([
+      [2, gate.perEndpoint, 2],
+      [3, 1, 1],
+    ]);
+    expect(fullIds).toHaveLength(3);
+  });
 });

@@ -1,7 +1,7 @@
 // What is due: the sweep that finds due deliveries in the store and puts them on their way,
 // the dispatcher's first step. Its pace (timer, behind, half load, refill) is decided here alone.
 import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
-import type { Clock } from '@wirehook/core';
+import type { Clock, Tenant } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DueDelivery, Store } from '@wirehook/store';
 import type { AttemptPlaces } from './attempt-places.ts';
@@ -20,8 +20,8 @@ export interface DueSweepDeps {
   places: AttemptPlaces;
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
   gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
-  /** Whether a tenant has room in its share of the places: the sweep publishes no more of a tenant's than it may send. */
-  shares: Pick<TenantShares, 'hasRoom'>;
+  /** Whether a tenant has room in its share of the places: the sweep lists and publishes no more of a tenant's than it may send. */
+  shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'full' | 'mayHaveMore'>;
   /** How often the store is swept. */
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
@@ -38,7 +38,7 @@ const MAX_WAKE_TIMES = 1_000;
  * due deliveries in the store (new ones whose wake-up was lost, retries, leases of a crashed
  * dispatcher) and publishes a wake-up for each one not already on its way, at most as many as
  * this dispatcher has free places, none for an endpoint with no room, and no more of a tenant's
- * than its share of the places has room for. It runs on a timer;
+ * than its share of the places has room for (the store lists at most a share of each). It runs on a timer;
  * while behind (more may be due than is on its way) it runs again as soon as half the places
  * are free, so a backlog drains at sending speed, not at one batch per tick.
  */
@@ -49,6 +49,8 @@ export class DueSweep {
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
   #stopped = false;
+  /** A sweep was asked for while one was under way (#sweepSoon): one more follows it. */
+  #again = false;
   /** Times deliveries were put off to (held or throttled), earliest first; a timer sweeps at the first. */
   #wakeTimes: number[] = [];
   #wakeTimer: NodeJS.Timeout | undefined;
@@ -74,8 +76,23 @@ export class DueSweep {
 
   /** Publishes the due deliveries not already on their way; one sweep at a time (a call during one joins it). */
   sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweepOnce().finally(() => (this.#sweeping = undefined));
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = undefined;
+      if (!this.#again || this.#stopped) return;
+      this.#again = false;
+      void this.sweep();
+    });
     return this.#sweeping;
+  }
+
+  /**
+   * Sweeps now, or once the sweep under way has ended: a place freed or a queue drained during
+   * a sweep may come after it read the free places (a send's end gives its tenant's place, and
+   * asks for a sweep, just before its own place), and joined to it would be lost until the tick.
+   */
+  #sweepSoon(): void {
+    if (this.#sweeping === undefined) void this.sweep();
+    else this.#again = true;
   }
 
   /** A due delivery was left in the store (a wake-up dropped, a hand-off given back): more is due than is on its way. */
@@ -87,7 +104,7 @@ export class DueSweep {
   placeFreed(): void {
     // At half load, not at every finished send: one sweep (one indexed query) refills many.
     const { places } = this.#deps;
-    if (this.#behind && !this.#stopped && places.taken <= places.size / 2) void this.sweep();
+    if (this.#behind && !this.#stopped && places.taken <= places.size / 2) this.#sweepSoon();
   }
 
   /**
@@ -97,7 +114,7 @@ export class DueSweep {
   refill(): void {
     if (this.#stopped) return;
     this.#behind = true;
-    void this.sweep();
+    this.#sweepSoon();
   }
 
   /**
@@ -161,7 +178,7 @@ export class DueSweep {
   }
 
   async #sweepOnce(): Promise<void> {
-    const { store, clock, logger, ledger, places, gate, batch } = this.#deps;
+    const { store, clock, logger, ledger, places, gate, shares, batch } = this.#deps;
     try {
       const now = clock.now();
       ledger.expire(now);
@@ -171,10 +188,18 @@ export class DueSweep {
       if (room <= 0) return;
       // Over-fetch by what is already on its way and still listed as due (queued, parked), so
       // new work is still found; sends in flight are leased, so no page lists them.
-      const limit = room + Math.min(ledger.listed, batch + places.size);
-      // At most what one endpoint can use (its slots and its parking) from each endpoint.
-      const due = await store.deliveries.due(now, limit, gate.perEndpoint);
+      const onItsWay = Math.min(ledger.listed, batch + places.size);
+      const limit = room + onItsWay;
+      // At most what one endpoint can use (its slots and its parking) from each endpoint, and a
+      // tenant's share from each tenant (over-fetched alike: a tenant's parked wake-ups are its
+      // oldest): a tenant's backlog over more endpoints than a page holds must not keep another
+      // tenant's due deliveries (its retries: no wake-up brings them) out of it.
+      const perTenant = shares.perTenant + onItsWay;
+      const due = await store.deliveries.due(now, limit, gate.perEndpoint, perTenant);
       this.#behind = due.length >= limit;
+      // A tenant that filled its part of the page may have more in the store: its sends ending
+      // (down to half its share) ask for the next sweep, as an endpoint's queue draining does.
+      for (const tenant of filledTenants(due, perTenant)) shares.mayHaveMore(tenant);
       // An endpoint that filled its share of the page may have more in the store (a resumed
       // endpoint's backlog): its queue draining to half asks for the next sweep. Without this a
       // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
@@ -182,13 +207,12 @@ export class DueSweep {
       for (const endpointId of filledShares(due, gate.perEndpoint)) gate.filledShare(endpointId);
       const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
       await this.#publish(due, room, now, page);
-      // The page was cut and tenants at their share took some of it: other tenants' due
-      // deliveries may lie behind their (older) backlog, and a wake-up of theirs dropped while
-      // the places were taken would wait for it to drain. One more page, of each endpoint's
-      // oldest (a seek per endpoint, not a read of the backlog), finds them; their endpoints'
-      // queues draining ask for the rest.
+      // The page was cut and tenants at their share took some of it (each up to its share):
+      // other tenants' due deliveries may lie behind. One more page, of each tenant's oldest,
+      // finds them (longer by one a tenant holding its whole share, whose oldest it lists in
+      // vain); their endpoints' queues draining ask for the rest.
       if (this.#behind && page.overShare > 0 && page.count < room && !this.#stopped) {
-        const heads = await store.deliveries.due(now, limit, 1);
+        const heads = await store.deliveries.due(now, limit + shares.full, 1, 1);
         for (const { endpointId } of heads) gate.filledShare(endpointId);
         await this.#publish(heads, room, now, page);
       }
@@ -203,6 +227,18 @@ interface PagePublished {
   count: number;
   ofTenant: Map<string, number>;
   overShare: number;
+}
+
+/** The tenants with `share` deliveries on the page: as many as `due` gives one tenant. */
+function filledTenants(due: readonly DueDelivery[], share: number): Tenant[] {
+  const counts = new Map<string, { tenant: Tenant; n: number }>();
+  for (const { tenant } of due) {
+    const key = tenantKey(tenant);
+    const seen = counts.get(key) ?? { tenant, n: 0 };
+    seen.n++;
+    counts.set(key, seen);
+  }
+  return [...counts.values()].filter(({ n }) => n >= share).map(({ tenant }) => tenant);
 }
 
 /** The endpoints with `share` deliveries on the page: as many as `due` gives one endpoint. */

@@ -34,6 +34,13 @@ export class TenantShares {
     this.perTenant = perTenant;
   }
 
+  /** Tenants holding their whole share now (at most places ÷ share: a read of the tenants with sends). */
+  get full(): number {
+    let n = 0;
+    for (const taken of this.#taken.values()) if (taken >= this.perTenant) n++;
+    return n;
+  }
+
   /** Places `tenant` holds now. */
   taken(tenant: Tenant): number {
     return this.#taken.get(tenantKey(tenant)) ?? 0;
@@ -48,6 +55,14 @@ export class TenantShares {
     if ((this.#taken.get(key) ?? 0) + more < this.perTenant) return true;
     this.#overflowed.add(key);
     return false;
+  }
+
+  /**
+   * A sweep's page listed as many of `tenant`'s due deliveries as the store gives a tenant: it
+   * may have more there. Marked, as a tenant over its share is: its sends ending ask for a sweep.
+   */
+  mayHaveMore(tenant: Tenant): void {
+    this.#overflowed.add(tenantKey(tenant));
   }
 
   /** Takes a place of `tenant`'s share; false (the tenant marked) when it holds all of them. */

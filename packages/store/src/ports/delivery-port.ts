@@ -192,10 +192,11 @@ export interface AttemptPage {
 export interface DeliveryRepo {
   /**
    * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
-   * due first, at most `perEndpoint` of any one endpoint: one endpoint's backlog never hides
-   * another endpoint's due deliveries (fairness between tenants).
+   * due first, at most `perEndpoint` of any one endpoint and `perTenant` (unset: `limit`) of
+   * any one tenant (org and environment): one endpoint's backlog never hides another
+   * endpoint's due deliveries, nor one tenant's backlog over many endpoints another tenant's.
    */
-  due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]>;
+  due(now: number, limit: number, perEndpoint: number, perTenant?: number): Promise<DueDelivery[]>;
   /**
    * Takes the lease of a due delivery (pending or retrying, due, endpoint active, lease free
    * or expired) until `leaseUntil`. @returns null when it is not claimable now.

@@ -89,15 +89,21 @@ const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
   WHERE ep IS NOT NULL AND EXISTS (SELECT 1 FROM deliveries WHERE endpoint_id = eps.ep AND ${SENDABLE})`;
 
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
-// most `each` (3rd parameter) of every endpoint, the oldest due `limit` (4th) of those.
-const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS}
-  SELECT d.id, d.endpoint_id, d.org_id, d.env FROM eps
-  JOIN endpoints e ON e.id = eps.ep AND e.status = 'active'
-  JOIN deliveries d ON d.rowid IN (
-    SELECT d.rowid FROM deliveries d
-    WHERE d.endpoint_id = eps.ep AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
-    ORDER BY d.next_attempt_at LIMIT ?)
-  ORDER BY d.next_attempt_at LIMIT ?`;
+// most `each` (3rd parameter) of every endpoint, at most `perTenant` (4th) of every tenant
+// (its oldest of those), the oldest due `limit` (5th) of what is left. The tenants' ranks sort
+// the rows the walk already read (`each` an endpoint), no more.
+const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
+  heads AS (
+    SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM eps
+    JOIN endpoints e ON e.id = eps.ep AND e.status = 'active'
+    JOIN deliveries d ON d.rowid IN (
+      SELECT d.rowid FROM deliveries d
+      WHERE d.endpoint_id = eps.ep AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
+      ORDER BY d.next_attempt_at LIMIT ?)
+  ),
+  ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
+  SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ?
+  ORDER BY next_attempt_at LIMIT ?`;
 
 /** Lease writes (claim, release): see SqliteConnection.batched. */
 const NOT_DURABLE = { durable: false };
@@ -112,21 +118,23 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     this.#conn = conn;
   }
 
-  async due(now: number, limit: number, perEndpoint: number): Promise<DueDelivery[]> {
+  async due(now: number, limit: number, perEndpoint: number, perTenant = limit): Promise<DueDelivery[]> {
     checkCount(limit, 'limit');
     checkCount(perEndpoint, 'perEndpoint');
-    if (limit === 0 || perEndpoint === 0) return [];
-    // Usually no endpoint has a backlog: the oldest due, capped per endpoint, is the answer.
+    checkCount(perTenant, 'perTenant');
+    if (limit === 0 || perEndpoint === 0 || perTenant === 0) return [];
+    // Usually no endpoint and no tenant has a backlog: the oldest due, capped, is the answer.
     const oldest = this.#conn
       // Named: `held = 0` is also deliveries_endpoint_queue's first column, and SQLite would read
       // all of that index's (0, …) range and sort it rather than the first `limit` by due time.
       .statement(OLDEST_DUE)
       .all(now, now, limit);
-    const capped = capPerEndpoint(oldest, perEndpoint);
+    const capped = capShares(oldest, perEndpoint, perTenant);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
-    // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind
-    // it. Take the oldest few of each endpoint with open deliveries (a skip scan of
-    // deliveries_endpoint_queue: a seek or two per such endpoint, not a row per backlogged delivery).
+    // An endpoint's backlog, or a tenant's over many endpoints, filled the page: other
+    // endpoints' and tenants' due deliveries may lie behind it. Take the oldest few of each
+    // endpoint with open deliveries (a skip scan of deliveries_endpoint_queue: a seek or two per
+    // such endpoint, not a row per backlogged delivery), at most `perTenant` of each tenant.
     // "Few" is the page spread over those endpoints; when that leaves the page short while an
     // endpoint had more, a second pass takes up to `perEndpoint` of each (at most two passes:
     // an endpoint counted for a retry due later must not make it loop). Measured on a
@@ -135,11 +143,11 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const endpoints = int(this.#conn.statement(UNHELD_ENDPOINT_COUNT).get()!, 'n');
     const each = Math.min(perEndpoint, Math.ceil(limit / Math.max(1, endpoints)));
     const statement = this.#conn.statement(DUE_OF_EACH_ENDPOINT);
-    const spread = statement.all(now, now, each, limit);
+    const spread = statement.all(now, now, each, perTenant, limit);
     // Short, and an endpoint filled its share (capping below it drops rows): it may have more.
-    const filledShare = capPerEndpoint(spread, each - 1).length < spread.length;
+    const filledShare = capShares(spread, each - 1, perTenant).length < spread.length;
     if (spread.length >= limit || each >= perEndpoint || !filledShare) return spread.map(toDue);
-    return statement.all(now, now, perEndpoint, limit).map(toDue);
+    return statement.all(now, now, perEndpoint, perTenant, limit).map(toDue);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -450,15 +458,19 @@ function toDue(row: Row): DueDelivery {
   };
 }
 
-/** `rows` (in their order), at most `perEndpoint` of each endpoint. */
-function capPerEndpoint(rows: Row[], perEndpoint: number): DueDelivery[] {
-  const taken = new Map<string, number>();
+/** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant. */
+function capShares(rows: Row[], perEndpoint: number, perTenant: number): DueDelivery[] {
+  const ofEndpoint = new Map<string, number>();
+  const ofTenant = new Map<string, number>();
   const due: DueDelivery[] = [];
   for (const row of rows) {
     const d = toDue(row);
-    const n = taken.get(d.endpointId) ?? 0;
-    if (n >= perEndpoint) continue;
-    taken.set(d.endpointId, n + 1);
+    const tenant = `${d.tenant.orgId}/${d.tenant.env}`;
+    const n = ofEndpoint.get(d.endpointId) ?? 0;
+    const m = ofTenant.get(tenant) ?? 0;
+    if (n >= perEndpoint || m >= perTenant) continue;
+    ofEndpoint.set(d.endpointId, n + 1);
+    ofTenant.set(tenant, m + 1);
     due.push(d);
   }
   return due;

@@ -121,8 +121,8 @@ describe('SQLite query plans', () => {
     );
   });
 
-  it('finds every endpoint’s oldest due deliveries (the fairness walk): a skip scan of the endpoints not held, then (0, endpoint, 0, due)', () => {
-    const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT d.id, d.endpoint_id, d.org_id, d.env FROM eps'));
+  it('finds every endpoint’s oldest due deliveries (the fairness walk): a skip scan of the endpoints not held, then (0, endpoint, 0, due), by tenant', () => {
+    const walk = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('heads AS'));
     const skip = [
       'CO-ROUTINE eps',
       'SETUP',
@@ -137,12 +137,18 @@ describe('SQLite query plans', () => {
     ];
     expect(walk?.[1]).toBe(
       [
+        // Each tenant's rows ranked (the window's sort over the rows read, `each` an endpoint).
+        'CO-ROUTINE ranked',
+        'CO-ROUTINE (subquery-9)',
         ...skip,
         'SEARCH e USING INDEX sqlite_autoindex_endpoints_1 (id=?)',
         'SEARCH d USING INTEGER PRIMARY KEY (rowid=?)',
         'CORRELATED LIST SUBQUERY 5',
         'SEARCH d USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=? AND next_attempt_at<?)',
-        // The page's rows (at most `each` an endpoint, `limit` in all) sorted by due time.
+        'USE TEMP B-TREE FOR ORDER BY',
+        'SCAN (subquery-9)',
+        'SCAN ranked',
+        // The page's rows (at most `each` an endpoint, `perTenant` a tenant, `limit` in all) sorted by due time.
         'USE TEMP B-TREE FOR ORDER BY',
       ].join(' | '),
     );

@@ -1,4 +1,5 @@
 import type { DeliveryId } from '@wirehook/core';
+import type { DueDelivery } from '../../src/ports/delivery-port.ts';
 import { describe, expect, it } from 'vitest';
 import { claimRef } from '../../src/ports/delivery-port.ts';
 import type { Fixtures } from './fixtures.ts';
@@ -125,6 +126,37 @@ export function describeLeaseContract(f: Fixtures): void {
       expect(page.length).toBeLessThanOrEqual(10);
       // Without a backlog in the way, the plain order and the cap agree.
       expect((await f.store.deliveries.due(now, 100_000, 100_000)).filter((d) => d.endpointId === noisy.endpoint.id)).toHaveLength(12);
+    });
+  });
+
+  describe('deliveries: due is fair between tenants', () => {
+    it('takes at most perTenant of one tenant over all its endpoints, so its backlog over many endpoints does not hide another tenant’s', async () => {
+      // The busy tenant: one due delivery on each of 6 endpoints, older than anything else in the store.
+      const busy = await m.scene();
+      for (let i = 1; i < 6; i++) await m.hook(busy.t, busy.consumer);
+      const fanned = (await m.send(busy.t)).deliveryIds;
+      expect(fanned).toHaveLength(6);
+      const quiet = await m.scene();
+      const waiting = m.only(await m.send(quiet.t));
+      const now = f.clock.now();
+      const ordered: DeliveryId[] = [];
+      for (const id of fanned) {
+        const job = await m.claim(id, now);
+        ordered.push(id);
+        await f.store.deliveries.release(claimRef(job), -100 + ordered.length);
+      }
+      // Due before anything other cases leave due (the case above's from 1 ms on).
+      await f.store.deliveries.release(claimRef(await m.claim(waiting, now)), -50);
+      const mine = (page: DueDelivery[]) => page.filter((d) => ordered.includes(d.id) || d.id === waiting).map((d) => d.id);
+
+      // No share (unset): the oldest 4 are all the busy tenant's (one an endpoint).
+      expect(mine(await f.store.deliveries.due(now, 4, 3))).toEqual(ordered.slice(0, 4));
+      // A share of 2: its 2 oldest, then the quiet tenant's. (What an adapter leaves out may
+      // lose its place in line for the tenant's next call: MongoDB puts it behind what is due.)
+      expect(mine(await f.store.deliveries.due(now, 4, 3, 2))).toEqual([...ordered.slice(0, 2), waiting]);
+      // The same call again gives the same answer (a read).
+      expect(mine(await f.store.deliveries.due(now, 4, 3, 2))).toEqual([...ordered.slice(0, 2), waiting]);
+      expect(await f.store.deliveries.due(now, 4, 3, 0)).toEqual([]);
     });
   });
 }

@@ -1,0 +1,153 @@
+// The sweep's share per tenant (delivery-claim.ts dueDeliveries), without a server: a stand-in
+// for the collections the sweep reads and writes — the due queue's first level (`dueEndpoints`,
+// by bound then _id), endpoints by _id and one month's deliveries by endpoint then due time —
+// matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
+import { describe, expect, it } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { DUE_ENDPOINTS_PAGE, dueDeliveries, sharePerTenant, splitByTenant } from './delivery-claim.ts';
+import { dueEntryId } from './due-queue.ts';
+
+type Doc = Record<string, unknown>;
+const MONTH = '202612';
+
+function matches(doc: Doc, filter: Doc): boolean {
+  return Object.entries(filter).every(([key, want]) => {
+    const have = doc[key];
+    if (want === null || typeof want !== 'object' || Array.isArray(want)) return have === want;
+    const ops = want as Record<string, unknown>;
+    return Object.entries(ops).every(([op, v]) => {
+      if (op === '$gt') return (have as number | string) > (v as number | string);
+      if (op === '$lte') return (have as number | string) <= (v as number | string);
+      if (op === '$in') return (v as unknown[]).includes(have);
+      if (op === '$type') return typeof have === v;
+      throw new Error(`the stand-in has no ${op}`);
+    });
+  });
+}
+
+function sorted(docs: Doc[], sort: Record<string, 1 | -1> | undefined): Doc[] {
+  if (sort === undefined) return docs;
+  return [...docs].sort((a, b) => {
+    for (const [key, dir] of Object.entries(sort)) {
+      const x = a[key] as number | string;
+      const y = b[key] as number | string;
+      if (x !== y) return (x < y ? -1 : 1) * dir;
+    }
+    return 0;
+  });
+}
+
+function collection(docs: Doc[], counts: { writes: number }) {
+  return {
+    find: (filter: Doc, options: { sort?: Record<string, 1 | -1> } = {}) => {
+      let limit = Infinity;
+      const cursor = {
+        limit: (n: number) => {
+          limit = n;
+          return cursor;
+        },
+        toArray: async () =>
+          sorted(
+            docs.filter((d) => matches(d, filter)),
+            options.sort,
+          )
+            .slice(0, limit)
+            .map((d) => ({ ...d })),
+      };
+      return cursor;
+    },
+    updateOne: async (filter: Doc, update: { $set: Doc }) => {
+      const doc = docs.find((d) => matches(d, filter));
+      if (doc === undefined) return { modifiedCount: 0 };
+      counts.writes++;
+      Object.assign(doc, update.$set);
+      return { modifiedCount: 1 };
+    },
+    deleteOne: async (filter: Doc) => {
+      const i = docs.findIndex((d) => matches(d, filter));
+      if (i >= 0) docs.splice(i, 1);
+      return { deletedCount: i >= 0 ? 1 : 0 };
+    },
+    bulkWrite: async (ops: { updateOne: { filter: Doc; update: { $min: { dueAt: number }; $setOnInsert: Doc } } }[]) => {
+      for (const { updateOne } of ops) {
+        const doc = docs.find((d) => matches(d, updateOne.filter));
+        if (doc === undefined) docs.push({ ...updateOne.filter, ...updateOne.update.$setOnInsert, dueAt: updateOne.update.$min.dueAt });
+        else if (updateOne.update.$min.dueAt < (doc['dueAt'] as number)) doc['dueAt'] = updateOne.update.$min.dueAt;
+      }
+      return {};
+    },
+  };
+}
+
+/** A store of `endpoints` (one tenant each as given), each with one delivery due at its `dueAt`. */
+function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
+  const counts = { writes: 0 };
+  const queue: Doc[] = endpoints.map((e) => ({ _id: dueEntryId(MONTH, e.id), orgId: e.orgId, env: 'live', endpointId: e.id, month: MONTH, dueAt: e.dueAt }));
+  const deliveries: Doc[] = endpoints.map((e) => ({
+    _id: `dlv_${e.id}`,
+    endpointId: e.id,
+    orgId: e.orgId,
+    env: 'live',
+    status: 'pending',
+    held: false,
+    laneWait: false,
+    dueAt: e.dueAt,
+  }));
+  const eps: Doc[] = endpoints.map((e) => ({ _id: e.id, status: 'active' }));
+  const conn = {
+    dueEndpoints: collection(queue, counts),
+    endpoints: collection(eps, counts),
+    bucket: () => ({ deliveries: collection(deliveries, counts) }),
+    months: async () => [MONTH],
+  } as unknown as MongoConnection;
+  return { conn, counts, queue };
+}
+
+const busyEndpoints = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ep_busy_${String(i).padStart(4, '0')}`, orgId: 'org_busy', dueAt: 1 + i }));
+
+describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () => {
+  it('splits a page: a tenant’s first perTenant entries of the call are read, the rest deferred; other tenants are untouched', () => {
+    const seen = new Map<string, number>([['org_a/live', 1]]);
+    const page = [
+      { id: 1, orgId: 'org_a', env: 'live' },
+      { id: 2, orgId: 'org_b', env: 'live' },
+      { id: 3, orgId: 'org_a', env: 'live' },
+      { id: 4, orgId: 'org_a', env: 'test' },
+    ];
+    const { read, deferred } = splitByTenant(page, seen, 2);
+    expect(read.map((q) => q.id)).toEqual([1, 2, 4]);
+    expect(deferred.map((q) => q.id)).toEqual([3]);
+    expect(Object.fromEntries(seen)).toEqual({ 'org_a/live': 2, 'org_b/live': 1, 'org_a/test': 1 });
+    const t = (orgId: string) => ({ tenant: { orgId: orgId as never, env: 'live' as const } });
+    expect(sharePerTenant([t('a'), t('b'), t('a'), t('a')], 2)).toEqual([t('a'), t('b'), t('a')]);
+  });
+
+  it('a tenant with more endpoints due than a sweep reads: another tenant’s later delivery is listed by the next sweep', async () => {
+    // 700 endpoints of one tenant due at 1…700 ms; the quiet tenant's due at 1,000. A sweep of
+    // limit 4 reads at most ⌈4 / 64⌉ + 8 = 9 pages (576 entries).
+    expect(DUE_ENDPOINTS_PAGE).toBe(64);
+    const { conn, queue } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const now = 10_000;
+    const first = await dueDeliveries(conn, now, 4, 1, 2);
+    expect(first.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001']);
+    // What it deferred waits just behind `now` (a compare-and-set each, no read of its deliveries).
+    const deferred = queue.filter((e) => e['dueAt'] === now + 1);
+    expect(deferred).toHaveLength(576 - 2);
+    const second = await dueDeliveries(conn, now + 1, 4, 1, 2);
+    expect(second.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
+  });
+
+  it('without a share (perTenant unset: the limit), the busy tenant’s oldest fill the page and the quiet one waits', async () => {
+    const { conn } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    for (let now = 10_000; now < 10_003; now++) {
+      expect((await dueDeliveries(conn, now, 4, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_busy_0002', 'dlv_ep_busy_0003']);
+    }
+  });
+
+  it('writes at most two documents an entry it reads (take, move) and one an entry it defers: bounded by its pages, not by the backlog', async () => {
+    const { conn, counts } = store(busyEndpoints(5_000));
+    await dueDeliveries(conn, 10_000, 4, 1, 2);
+    // 9 pages of 64: 2 read (a take and a move each), 574 deferred.
+    expect(counts.writes).toBe(2 * 2 + 574);
+  });
+});
