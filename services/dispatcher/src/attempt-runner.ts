@@ -1,7 +1,7 @@
 // The order of one attempt's steps — place, claim, gate, send, record, turn handed on — apart
 // from dispatcher.ts, which holds what wakes attempts (bus, sweep, intake) and the lifecycle.
 import { context, type Context } from '@opentelemetry/api';
-import type { Clock, DeliveryId } from '@wirehook/core';
+import type { Clock, DeliveryId, Tenant } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import type { AttemptPlaces } from './attempt-places.ts';
@@ -176,6 +176,21 @@ export class AttemptRunner {
    * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
    * it was waiting for a turn of that endpoint, which it is taking over.
    */
+  /**
+   * A wake-up of delivery `id`, of `tenant` when it names one: while that tenant holds its whole
+   * share here, left in the store without a claim (a claim and its release would be two writes
+   * for nothing); its sends ending down to half its share sweep for it. Else as `admit`.
+   */
+  async admitWakeUp(id: DeliveryId, tenant: Tenant | undefined): Promise<void> {
+    if (this.#stopped) return;
+    if (tenant !== undefined && !this.#deps.shares.hasRoom(tenant)) {
+      this.#deps.ledger.forget(id);
+      this.#deps.metrics.overTenantShare.inc();
+      return;
+    }
+    await this.admit(id);
+  }
+
   async admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
     if (this.#stopped) return;
     // Room for it? Else it stays due in the store, for the sweeper.

@@ -1,7 +1,7 @@
 // The dispatcher as its callers see it (start, sweep, room, take, stop) against a real SQLite
 // store and the in-process bus: what is due is sent once, an endpoint never has more than its
 // slots, hand-offs beyond the room go back to the store, and faults leave the delivery to its lease.
-import { DISPATCH_SUBJECT, encodeDispatchJob } from '@wirehook/bus';
+import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob } from '@wirehook/bus';
 import { SecretBox, type DeliveryId, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -209,6 +209,23 @@ describe('fairness between tenants: each tenant’s share of the places', () => 
     expect(await s.dueAt(s.clock.now(), tenant.ids)).toEqual(tenant.ids.slice(3));
     expect(heldOf(tenant.endpointIds)).toBe(3);
     // No sweep was cut off (the timer is an hour away): the tenant's sends ending bring it back.
+    sender.release();
+    await until(async () => (await Promise.all(tenant.ids.map((id) => s.statusOf(tenant.t, id)))).every((st) => st === 'success'));
+    expect(sender.requests).toHaveLength(4);
+  });
+
+  it('a wake-up naming a tenant that holds its share here is left in the store unclaimed (no claim, no release), then sent as its sends end', async () => {
+    await started({ concurrency: 12, slotsPerEndpoint: 2 });
+    const tenant = await heldTenant(2, 2);
+    const named = (ids: readonly DeliveryId[]) =>
+      Promise.all(ids.map((id) => s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers: dispatchJobHeaders(tenant.t) })));
+    await named(tenant.ids.slice(0, 3));
+    await until(() => heldOf(tenant.endpointIds) === 3);
+    const calls = countCalls();
+    await named(tenant.ids.slice(3));
+    await until(async () => (await overShare()) === 1);
+    expect(calls).toEqual({ claim: 0, release: 0 });
+    expect(await s.dueAt(s.clock.now(), tenant.ids)).toEqual(tenant.ids.slice(3));
     sender.release();
     await until(async () => (await Promise.all(tenant.ids.map((id) => s.statusOf(tenant.t, id)))).every((st) => st === 'success'));
     expect(sender.requests).toHaveLength(4);

@@ -1,5 +1,5 @@
 import type { Clock, DeliveryId, SecretBox, Transformer } from '@wirehook/core';
-import { decodeDispatchJob, DISPATCH_SUBJECT, type Bus, type Subscription } from '@wirehook/bus';
+import { decodeDispatchJob, DISPATCH_SUBJECT, dispatchJobTenant, type Bus, type Subscription } from '@wirehook/bus';
 import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
 import type { DeliveryJob, Store } from '@wirehook/store';
@@ -153,7 +153,7 @@ export class Dispatcher implements Component {
     this.#subscription = bus.consume(
       DISPATCH_SUBJECT,
       async (message) => {
-        await this.#runner.admit(decodeDispatchJob(message.data));
+        await this.#runner.admitWakeUp(decodeDispatchJob(message.data), dispatchJobTenant(message.headers));
         return 'ack';
       },
       { concurrency: config.concurrency },

@@ -2,8 +2,8 @@
 // delivery once per lease, never more than the free places, none for an endpoint without room,
 // and the sweeps that follow falling behind, a place freed at half load, or a queue drained.
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { decodeDispatchJob, type Bus } from '@wirehook/bus';
-import type { DeliveryId } from '@wirehook/core';
+import { decodeDispatchJob, dispatchJobTenant, type Bus } from '@wirehook/bus';
+import type { DeliveryId, Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
@@ -16,19 +16,23 @@ import { WakeupLedger } from './wakeup-ledger.ts';
 const LEASE_MS = 17_000;
 let s: DispatchScene;
 let published: DeliveryId[];
+/** The tenant each published job's header names, in the same order. */
+let tenantsNamed: (Tenant | undefined)[];
 let failPublishes: number;
 let sweeps: DueSweep[];
 
 const bus: Pick<Bus, 'publish'> = {
-  async publish(_subject, data) {
+  async publish(_subject, data, options) {
     if (failPublishes-- > 0) throw new Error('bus unavailable');
     published.push(decodeDispatchJob(data));
+    tenantsNamed.push(options?.headers === undefined ? undefined : dispatchJobTenant(options.headers));
   },
 };
 
 beforeEach(() => {
   s = new DispatchScene();
   published = [];
+  tenantsNamed = [];
   failPublishes = 0;
   sweeps = [];
 });
@@ -211,6 +215,8 @@ describe('DueSweep', () => {
     shares.tryTake(busy.t);
     await sweep.sweep();
     expect(published).toEqual([...busyIds.slice(0, 2), otherId]);
+    // Each names its tenant: a dispatcher whose share of it is taken leaves it unclaimed.
+    expect(tenantsNamed).toEqual([busy.t, busy.t, other.t]);
   });
 
   it('a page filled by a tenant at its share: one more page of each endpoint’s oldest finds another tenant’s delivery behind it', async () => {

@@ -1,6 +1,6 @@
 // What is due: the sweep that finds due deliveries in the store and puts them on their way,
 // the dispatcher's first step. Its pace (timer, behind, half load, refill) is decided here alone.
-import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import type { Clock, Tenant } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DueDelivery, Store } from '@wirehook/store';
@@ -168,7 +168,7 @@ export class DueSweep {
       page.count++;
       page.ofTenant.set(tenantKey(tenant), ofTenant + 1);
       try {
-        await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+        await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers: dispatchJobHeaders(tenant) });
       } catch (err) {
         // Not on its way after all: the next sweep publishes it again.
         ledger.forget(id);

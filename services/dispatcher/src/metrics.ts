@@ -214,8 +214,8 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     overTenantShare: new Counter({
       name: 'wirehook_dispatch_over_tenant_share_total',
       help:
-        "Deliveries claimed while their tenant held its share of this dispatcher's places (DISPATCH_PLACES_PER_TENANT): " +
-        'given back to the store, due now, no attempt',
+        "Deliveries woken or claimed while their tenant held its share of this dispatcher's places (DISPATCH_PLACES_PER_TENANT): " +
+        'left in the store unclaimed, or given back due now; no attempt',
       registers: [registry],
     }),
     storeErrors: new Counter({

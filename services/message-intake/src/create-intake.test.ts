@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeDispatchJob, DISPATCH_SUBJECT, MemoryBus } from '@wirehook/bus';
+import { decodeDispatchJob, DISPATCH_SUBJECT, dispatchJobTenant, MemoryBus } from '@wirehook/bus';
 import { ManualClock, newId, type Org, type SendMessageInput, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { IntakeGrpcClient, RpcError } from '@wirehook/rpc';
@@ -19,6 +19,8 @@ let dir: string;
 let store: SqliteStore;
 let bus: MemoryBus;
 const jobs: string[] = [];
+/** The tenant each job's header names (so a dispatcher can leave a tenant's job over its share unclaimed). */
+const jobTenants: (Tenant | undefined)[] = [];
 const clock = new ManualClock(Date.UTC(2026, 4, 12, 9, 0, 0));
 let built: ReturnType<typeof createIntake>;
 const clients: IntakeGrpcClient[] = [];
@@ -28,10 +30,12 @@ beforeEach(async () => {
   store = openSqliteStore({ path: join(dir, 'store.sqlite') });
   bus = new MemoryBus();
   jobs.length = 0;
+  jobTenants.length = 0;
   bus.consume(
     DISPATCH_SUBJECT,
     async (message) => {
       jobs.push(decodeDispatchJob(message.data));
+      jobTenants.push(dispatchJobTenant(message.headers));
       return 'ack';
     },
     { concurrency: 1 },
@@ -74,6 +78,7 @@ it('binds GRPC_HOST:GRPC_PORT at start: a gateway’s send is written to the sto
   const stored = await store.messages.get(input.tenant, result.id as never);
   expect(stored?.message).toMatchObject({ id: result.id, eventType: 'order.created', status: 'pending' });
   await expect.poll(() => jobs).toEqual([stored!.deliveries[0]!.delivery.id]);
+  expect(jobTenants).toEqual([input.tenant]);
 });
 
 it('INTERNAL_AUTH_TOKEN reaches the server: a caller with another token is refused, and nothing is written', async () => {

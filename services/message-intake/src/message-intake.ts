@@ -134,7 +134,7 @@ export class MessageIntake implements IntakePort {
     if (created.created) {
       if (created.claimed !== undefined) this.#handOver(created.claimed);
       // Held deliveries (paused endpoint) are not woken: resuming makes them due, and the sweeper finds them.
-      await this.#publish(created.dueDeliveryIds);
+      await this.#publish(created.dueDeliveryIds, tenant);
     }
     return {
       result: {
@@ -165,7 +165,7 @@ export class MessageIntake implements IntakePort {
     }
     const delivery = await store.deliveries.retryNow(tenant, id, clock.now());
     if (!delivery) throw new NotFoundError(`delivery ${id} not found`);
-    await this.#publish([delivery.id]);
+    await this.#publish([delivery.id], tenant);
     return delivery;
   }
 
@@ -190,8 +190,8 @@ export class MessageIntake implements IntakePort {
     }
   }
 
-  #publish(ids: DeliveryId[]): Promise<void> {
-    return this.#wakeups.publish(ids);
+  #publish(ids: DeliveryId[], tenant: Tenant): Promise<void> {
+    return this.#wakeups.publish(ids, tenant);
   }
 }
 

@@ -1,5 +1,5 @@
-import { DISPATCH_SUBJECT, encodeDispatchJob, PublishQueueFullError, type Bus } from '@wirehook/bus';
-import type { Clock, DeliveryId } from '@wirehook/core';
+import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, PublishQueueFullError, type Bus } from '@wirehook/bus';
+import type { Clock, DeliveryId, Tenant } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import { Counter, type Registry } from 'prom-client';
 
@@ -51,11 +51,12 @@ export class Wakeups {
     });
   }
 
-  /** Publishes a wake-up per id; resolves when all are out, or after `waitMs`. Never rejects. */
-  async publish(ids: readonly DeliveryId[]): Promise<void> {
+  /** Publishes a wake-up per id (of `tenant`'s); resolves when all are out, or after `waitMs`. Never rejects. */
+  async publish(ids: readonly DeliveryId[], tenant: Tenant): Promise<void> {
     if (ids.length === 0) return;
     // No msgId: a claim takes a delivery once however often it is woken (see the bus port).
-    const all = Promise.allSettled(ids.map((id) => this.#o.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id))));
+    const headers = dispatchJobHeaders(tenant);
+    const all = Promise.allSettled(ids.map((id) => this.#o.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers })));
     const settled = all.then((results) => this.#account(results));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#o.waitMs)));

@@ -52,6 +52,7 @@ describe('createRecovery', () => {
     const r = await recovering(quick.service, 1);
     await quick.worker.start();
     await expect.poll(() => scene.jobs, { timeout: 2_000 }).toEqual(r.ids);
+    expect(scene.jobTenants).toEqual(r.ids.map(() => r.t));
 
     await quick.worker.stop();
     const idle = build({}, { tickMs: undefined });

@@ -1,4 +1,4 @@
-import { DISPATCH_SUBJECT, encodeDispatchJob, type Bus } from '@wirehook/bus';
+import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import { RECOVERY_BATCH, RECOVERY_INTERVAL_MS, type Clock } from '@wirehook/core';
 import { OutageLog, type Component, type Logger } from '@wirehook/platform';
 import type { RecoveryLease, Store } from '@wirehook/store';
@@ -126,7 +126,8 @@ export class RecoveryWorker implements Component {
     if (step.queuedIds.length > 0) {
       this.#queued.inc(step.queuedIds.length);
       // Wake-ups are hints: a lost one is found by the dispatchers' sweep (the deliveries are due now).
-      await Promise.allSettled(step.queuedIds.map((id) => bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id))));
+      const headers = dispatchJobHeaders(lease.tenant);
+      await Promise.allSettled(step.queuedIds.map((id) => bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers })));
     }
     const { recovery } = step;
     if (recovery.status !== 'running') {

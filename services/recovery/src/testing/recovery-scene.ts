@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeDispatchJob, DISPATCH_SUBJECT, MemoryBus } from '@wirehook/bus';
+import { decodeDispatchJob, DISPATCH_SUBJECT, dispatchJobTenant, MemoryBus } from '@wirehook/bus';
 import { ManualClock, newId, type DeliveryId, type Endpoint, type Tenant } from '@wirehook/core';
 import { silentLogger, type Logger } from '@wirehook/platform';
 import { claimRef, openSqliteStore, type AttemptOutcome, type DeliveryJob, type SqliteStore } from '@wirehook/store';
@@ -20,6 +20,8 @@ export class RecoveryScene {
   readonly bus = new MemoryBus();
   /** Delivery ids of the dispatch jobs published so far, in order. */
   readonly jobs: DeliveryId[] = [];
+  /** The tenant each job's header names, in the same order. */
+  readonly jobTenants: (Tenant | undefined)[] = [];
   readonly #dir: string;
   #n = 0;
   #storeClosed = false;
@@ -32,6 +34,7 @@ export class RecoveryScene {
       DISPATCH_SUBJECT,
       async (message) => {
         this.jobs.push(decodeDispatchJob(message.data));
+        this.jobTenants.push(dispatchJobTenant(message.headers));
         return 'ack';
       },
       { concurrency: 1 },
