@@ -310,10 +310,11 @@ export class AttemptRunner {
         ledger.sent(id);
         this.#inFlight.delete(sending);
         metrics.inFlight.set(this.#inFlight.size);
-        // The tenant's place first: the delivery taking the endpoint's turn then finds it free.
+        // The tenant's place first, then the dispatcher's: the delivery taking the endpoint's
+        // turn then finds both free (with every place taken it would be dropped, left to a sweep).
         if (shares.give(job.tenant)) due.refill();
-        this.#giveTurn(gate.ended(entry));
         this.#finished();
+        this.#giveTurn(gate.ended(entry));
       });
     this.#inFlight.add(sending);
     metrics.inFlight.set(this.#inFlight.size);

@@ -145,6 +145,26 @@ describe('sweep and send', () => {
     expect(sender.requests).toHaveLength(8);
   });
 
+  it('every place taken: a send’s end gives its endpoint’s turn to the delivery parked behind it, which finds the freed place', async () => {
+    // 4 places, 1 slot an endpoint: endpoint X sends one and parks two; three other tenants' hung sends take the rest.
+    const x = await s.endpoint();
+    const xIds = await s.due(x.t, 3);
+    sender.hold();
+    await started({ concurrency: 4, slotsPerEndpoint: 1, placesPerTenant: 4 });
+    const wake = (id: DeliveryId) => s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id));
+    for (const id of xIds) await wake(id);
+    await until(() => sender.held(x.endpoint.id) === 1 && s.metric('wirehook_dispatch_waiting_deliveries').then((n) => n === 2));
+    for (let i = 0; i < 3; i++) {
+      const other = await s.endpoint();
+      const [id] = await s.due(other.t);
+      await wake(id!);
+    }
+    await until(() => sender.held() === 4);
+    // X's send answered: its turn goes to X's next parked delivery, sent at once (the sweep's timer is an hour away).
+    sender.answer(x.endpoint.id);
+    await until(() => sender.held(x.endpoint.id) === 1 && sender.requests.filter((r) => r.poolKey === x.endpoint.id).length === 2);
+  });
+
   it('a busy endpoint holds no other endpoint back', async () => {
     const slow = await s.endpoint();
     const fast = await s.endpoint();

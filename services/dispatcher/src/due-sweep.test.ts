@@ -232,6 +232,83 @@ describe('DueSweep', () => {
     expect(published).toEqual([otherId]);
   });
 
+  it('a sweep asked for as a send ends, before its place is given back (the runner’s order): it reads the freed place', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t);
+    const { sweep, places } = sweeper({ places: 4 });
+    for (let i = 0; i < 4; i++) places.take();
+    // A send's end: its tenant's place back (a refill), then its own place, then placeFreed (above half load: no sweep of its own).
+    sweep.refill();
+    places.give();
+    sweep.placeFreed();
+    await until(() => published.length === 1);
+    expect(published).toEqual(ids);
+  });
+
+  it('the second page: a tenant whose oldest is already on its way still has its other endpoints’ deliveries found', async () => {
+    const full = await s.endpoint();
+    await s.due(full.t, 6);
+    const g = await s.endpoint();
+    const [parked] = await s.due(g.t);
+    await s.endpointOf(g.t, 'customer-2');
+    const [retry] = await s.dueTo(g.t, 'customer-2');
+    const { sweep, shares, places, ledger } = sweeper({ places: 8, slots: 4, placesPerTenant: 4 });
+    for (let i = 0; i < 4; i++) {
+      shares.tryTake(full.t);
+      places.take();
+    }
+    ledger.note(parked!, s.clock.now());
+    await sweep.sweep();
+    expect(published).toEqual([retry]);
+  });
+
+  it('the second page: a tenant with room behind a full one has each of its endpoints’ oldest found, not one', async () => {
+    const full = await s.endpoint();
+    await s.due(full.t, 6);
+    const g = await s.endpoint();
+    const gIds = await s.due(g.t);
+    for (const customer of ['customer-2', 'customer-3']) {
+      await s.endpointOf(g.t, customer);
+      gIds.push(...(await s.dueTo(g.t, customer)));
+    }
+    const { sweep, shares, places } = sweeper({ places: 8, slots: 4, placesPerTenant: 4 });
+    for (let i = 0; i < 4; i++) {
+      shares.tryTake(full.t);
+      places.take();
+    }
+    await sweep.sweep();
+    expect(published).toEqual(gIds);
+  });
+
+  it('a tenant that filled its part of the page is marked: its sends ending down to half its share ask for the next sweep', async () => {
+    const busy = await s.endpoint();
+    for (let i = 2; i <= 5; i++) {
+      await s.endpointOf(busy.t, `customer-${i}`);
+      await s.dueTo(busy.t, `customer-${i}`);
+    }
+    const { sweep, shares } = sweeper({ places: 10, slots: 4, placesPerTenant: 2 });
+    await sweep.sweep();
+    expect(published).toHaveLength(2);
+    // Its two sends: the first to end leaves it at half its share, and asks for a sweep for the other two.
+    shares.tryTake(busy.t);
+    shares.tryTake(busy.t);
+    expect(shares.give(busy.t)).toBe(true);
+  });
+
+  it('a tenant’s deliveries already on their way (parked, published) do not use up its part of the page', async () => {
+    const { t } = await s.endpoint();
+    const ids: DeliveryId[] = [];
+    for (let i = 2; i <= 5; i++) {
+      await s.endpointOf(t, `customer-${i}`);
+      ids.push(...(await s.dueTo(t, `customer-${i}`)));
+    }
+    const { sweep, ledger } = sweeper({ places: 10, slots: 4, placesPerTenant: 2 });
+    ledger.note(ids[0]!, s.clock.now());
+    ledger.note(ids[1]!, s.clock.now());
+    await sweep.sweep();
+    expect(published).toEqual(ids.slice(2));
+  });
+
   it('a sweep asked for while one runs (a queue drained, a place freed): one more follows it, with the place the first read too early', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t);
@@ -264,7 +341,7 @@ describe('DueSweep', () => {
     expect(due.mock.calls).toEqual([[s.clock.now(), 4, gate.perEndpoint, 2]]);
   });
 
-  it('tenants at their share took the page: one more page of each tenant’s oldest (one longer a full tenant) finds another behind them', async () => {
+  it('a full tenant took the page: one more page, of each endpoint’s oldest (longer by its share), finds another tenant behind it', async () => {
     // One tenant holding its whole share (2) and one holding 1 of 2, with 3 due each, older than
     // a third's; 2 places are free, so the first page (2) is the full tenant's alone.
     const full = await s.endpoint();
@@ -282,9 +359,10 @@ describe('DueSweep', () => {
     const due = vi.spyOn(s.store.deliveries, 'due');
     await sweep.sweep();
     expect(published).toEqual([halfIds[0], otherId]);
+    // The second: each endpoint's oldest, longer by the full tenant's share.
     expect(due.mock.calls.map((call) => call.slice(1))).toEqual([
       [2, gate.perEndpoint, 2],
-      [3, 1, 1],
+      [2 + 2, 1, 2],
     ]);
     expect(fullIds).toHaveLength(3);
   });

@@ -86,13 +86,22 @@ export class DueSweep {
   }
 
   /**
-   * Sweeps now, or once the sweep under way has ended: a place freed or a queue drained during
-   * a sweep may come after it read the free places (a send's end gives its tenant's place, and
-   * asks for a sweep, just before its own place), and joined to it would be lost until the tick.
+   * Sweeps once the caller's turn is over, or once the sweep under way has ended: a place freed
+   * or a queue drained during a sweep may come after it read the free places, and joined to it
+   * would be lost until the tick.
    */
   #sweepSoon(): void {
-    if (this.#sweeping === undefined) void this.sweep();
-    else this.#again = true;
+    if (this.#sweeping !== undefined) {
+      this.#again = true;
+      return;
+    }
+    // After the caller's turn: a send's end asks for a sweep (its tenant's place given back)
+    // before it gives its own place back, and a sweep starting at once would read none free.
+    queueMicrotask(() => {
+      if (this.#stopped) return;
+      if (this.#sweeping === undefined) void this.sweep();
+      else this.#again = true;
+    });
   }
 
   /** A due delivery was left in the store (a wake-up dropped, a hand-off given back): more is due than is on its way. */
@@ -208,11 +217,12 @@ export class DueSweep {
       const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
       await this.#publish(due, room, now, page);
       // The page was cut and tenants at their share took some of it (each up to its share):
-      // other tenants' due deliveries may lie behind. One more page, of each tenant's oldest,
-      // finds them (longer by one a tenant holding its whole share, whose oldest it lists in
-      // vain); their endpoints' queues draining ask for the rest.
+      // other tenants' due deliveries may lie behind. One more page, of each endpoint's oldest
+      // (a seek per endpoint, not a read of the backlog), finds them — longer by a share for each
+      // tenant holding its whole share, whose oldest it lists in vain; their endpoints' queues
+      // draining ask for the rest.
       if (this.#behind && page.overShare > 0 && page.count < room && !this.#stopped) {
-        const heads = await store.deliveries.due(now, limit + shares.full, 1, 1);
+        const heads = await store.deliveries.due(now, limit + shares.full * shares.perTenant, 1, perTenant);
         for (const { endpointId } of heads) gate.filledShare(endpointId);
         await this.#publish(heads, room, now, page);
       }

@@ -51,23 +51,24 @@ interface Queued {
  * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint
  * (sharePerEndpoint: each of its months' entries is read for that share) and `perTenant` of one
  * tenant (sharePerTenant), in two levels (due-queue.ts). Entries (an endpoint's deliveries in one
- * month) come in pages by their bound (a lower bound of their first due time), each taken for the
- * sweep by compare-and-set, read (its first `perEndpoint + 1` entries) and its bound moved to what
- * was read. A tenant's entries past its first `perTenant` of the call are not read: each goes to
- * the back of the due line instead (deferToBack), so a tenant with more endpoints due than a
- * sweep reads cannot keep another tenant's older or equal work out of every page. Pages go on until `limit` deliveries are found
- * and the next page's lowest bound is later than the last of them (so the answer is the oldest
- * due, not merely the first found), or the queue ends, and at most ⌈limit / page⌉ +
- * DUE_EXTRA_PAGES pages. Examines ≤ pages × DUE_ENDPOINTS_PAGE × (perEndpoint + 3) documents,
- * whatever the backlog; one endpoint's backlog fills its share, never the page. Two calls at
- * one `now` with nothing changed between give the same answer (what one defers is over its
- * tenant's share in both).
+ * month) come in pages by their bound (a lower bound of their first due time). A tenant's first
+ * `perTenant` entries of the call are each taken for the sweep by compare-and-set, read (its
+ * first `perEndpoint + 1` entries) and its bound moved to what was read; its further entries
+ * are passed over untouched (no write; their bounds, and so their order, stay). Pages go on
+ * until `limit` deliveries are found and the next page's lowest bound is later than the last of
+ * them (so the answer is the oldest due, not merely the first found), or the queue ends, and at
+ * most ⌈limit / page⌉ + DUE_EXTRA_PAGES pages. Examines ≤ pages × DUE_ENDPOINTS_PAGE ×
+ * (perEndpoint + 3) documents, whatever the backlog; one endpoint's backlog fills its share,
+ * never the page, and one tenant's backlog over many endpoints its share — though a tenant with
+ * more endpoints due than the pages hold hides what lies behind them (docs/semantics.md: the
+ * tenant level this queue lacks). A read: two calls at one `now` with nothing changed between
+ * give the same answer.
  */
 export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number, perTenant = limit): Promise<DueDelivery[]> {
   const due: GivenEntry[] = [];
   const visited = new Set<string>();
-  /** Entries read in this call, by tenant. */
-  const readOfTenant = new Map<string, number>();
+  /** Entries taken in this call, by tenant. */
+  const takenOfTenant = new Map<string, number>();
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
   let last: Queued | undefined;
@@ -79,9 +80,7 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
     last = queued[queued.length - 1];
     const fresh = queued.filter((q) => !visited.has(q._id));
     for (const q of fresh) visited.add(q._id);
-    const { read, deferred } = splitByTenant(fresh, readOfTenant, perTenant);
-    await deferToBack(conn, deferred, now);
-    due.push(...(await takeAndRead(conn, now, read, perEndpoint)));
+    due.push(...(await takeAndRead(conn, now, withinShares(fresh, takenOfTenant, perTenant), perEndpoint)));
     if (queued.length < DUE_ENDPOINTS_PAGE) break;
   }
   return kept()
@@ -90,44 +89,17 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
 }
 
 /**
- * A page's entries (in bound order) to read, and those of tenants that already had `perTenant`
- * read in this call (`readOfTenant`, updated) to defer.
+ * The entries of a page (in bound order) whose tenant had fewer than `perTenant` taken in this
+ * call (`takenOfTenant`, updated); the others are passed over.
  */
-export function splitByTenant<Q extends { orgId: string; env: string }>(
-  page: readonly Q[],
-  readOfTenant: Map<string, number>,
-  perTenant: number,
-): { read: Q[]; deferred: Q[] } {
-  const read: Q[] = [];
-  const deferred: Q[] = [];
-  for (const q of page) {
+export function withinShares<Q extends { orgId: string; env: string }>(page: readonly Q[], takenOfTenant: Map<string, number>, perTenant: number): Q[] {
+  return page.filter((q) => {
     const key = `${q.orgId}/${q.env}`;
-    const n = readOfTenant.get(key) ?? 0;
-    if (n >= perTenant) deferred.push(q);
-    else {
-      readOfTenant.set(key, n + 1);
-      read.push(q);
-    }
-  }
-  return { read, deferred };
-}
-
-/**
- * Moves each entry's bound from the value read to just after `now`: behind everything due now,
- * due again at the next sweep (one write by _id each, compare-and-set; a noteDue or another
- * sweep that moved it meanwhile wins). The bound is then above the entry's first due time, as a
- * paused endpoint's is (nextBound): the healer lowers the store's oldest back within a
- * STRANDED_PEEK_INTERVAL_MS, and a sweep reading it again moves it to its first entry.
- */
-async function deferToBack(conn: MongoConnection, entries: readonly Queued[], now: number): Promise<void> {
-  await Promise.all(
-    entries
-      .filter((e) => e.dueAt <= now)
-      .map(async (e) => {
-        const q = P.dueEndpoint(e._id, e.dueAt);
-        await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: now + 1 } }, q.options);
-      }),
-  );
+    const n = takenOfTenant.get(key) ?? 0;
+    if (n >= perTenant) return false;
+    takenOfTenant.set(key, n + 1);
+    return true;
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
 // matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { DUE_ENDPOINTS_PAGE, dueDeliveries, sharePerTenant, splitByTenant } from './delivery-claim.ts';
+import { DUE_ENDPOINTS_PAGE, dueDeliveries, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { dueEntryId } from './due-queue.ts';
 
 type Doc = Record<string, unknown>;
@@ -106,48 +106,48 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
 const busyEndpoints = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ep_busy_${String(i).padStart(4, '0')}`, orgId: 'org_busy', dueAt: 1 + i }));
 
 describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () => {
-  it('splits a page: a tenant’s first perTenant entries of the call are read, the rest deferred; other tenants are untouched', () => {
-    const seen = new Map<string, number>([['org_a/live', 1]]);
+  it('takes a tenant’s first perTenant entries of a call and passes over the rest; other tenants are untouched', () => {
+    const taken = new Map<string, number>([['org_a/live', 1]]);
     const page = [
       { id: 1, orgId: 'org_a', env: 'live' },
       { id: 2, orgId: 'org_b', env: 'live' },
       { id: 3, orgId: 'org_a', env: 'live' },
       { id: 4, orgId: 'org_a', env: 'test' },
     ];
-    const { read, deferred } = splitByTenant(page, seen, 2);
-    expect(read.map((q) => q.id)).toEqual([1, 2, 4]);
-    expect(deferred.map((q) => q.id)).toEqual([3]);
-    expect(Object.fromEntries(seen)).toEqual({ 'org_a/live': 2, 'org_b/live': 1, 'org_a/test': 1 });
+    expect(withinShares(page, taken, 2).map((q) => q.id)).toEqual([1, 2, 4]);
+    expect(Object.fromEntries(taken)).toEqual({ 'org_a/live': 2, 'org_b/live': 1, 'org_a/test': 1 });
     const t = (orgId: string) => ({ tenant: { orgId: orgId as never, env: 'live' as const } });
     expect(sharePerTenant([t('a'), t('b'), t('a'), t('a')], 2)).toEqual([t('a'), t('b'), t('a')]);
   });
 
-  it('a tenant with more endpoints due than a sweep reads: another tenant’s later delivery is listed by the next sweep', async () => {
-    // 700 endpoints of one tenant due at 1…700 ms; the quiet tenant's due at 1,000. A sweep of
-    // limit 4 reads at most ⌈4 / 64⌉ + 8 = 9 pages (576 entries).
+  it('a tenant with 500 endpoints due: the call lists 2 of it (a share of 2) and the tenant behind, writing only what it takes', async () => {
+    // A call of limit 4 reads at most ⌈4 / 64⌉ + 8 = 9 pages (576 entries): the quiet tenant's lies within them.
     expect(DUE_ENDPOINTS_PAGE).toBe(64);
-    const { conn, queue } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
-    const now = 10_000;
-    const first = await dueDeliveries(conn, now, 4, 1, 2);
-    expect(first.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001']);
-    // What it deferred waits just behind `now` (a compare-and-set each, no read of its deliveries).
-    const deferred = queue.filter((e) => e['dueAt'] === now + 1);
-    expect(deferred).toHaveLength(576 - 2);
-    const second = await dueDeliveries(conn, now + 1, 4, 1, 2);
-    expect(second.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
+    const { conn, counts, queue } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const listed = await dueDeliveries(conn, 10_000, 4, 1, 2);
+    expect(listed.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
+    // Taken and moved: 2 writes for each of the 3 entries taken; the 498 passed over kept their bounds (their order).
+    expect(counts.writes).toBe(3 * 2);
+    expect(queue.filter((e) => e['orgId'] === 'org_busy').map((e) => e['dueAt'])).toEqual(busyEndpoints(500).map((e) => e.dueAt));
+    // The next call, nothing sent meanwhile: the same answer.
+    expect((await dueDeliveries(conn, 10_001, 4, 1, 2)).map((d) => d.id)).toEqual(listed.map((d) => d.id));
   });
 
-  it('without a share (perTenant unset: the limit), the busy tenant’s oldest fill the page and the quiet one waits', async () => {
-    const { conn } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
-    for (let now = 10_000; now < 10_003; now++) {
-      expect((await dueDeliveries(conn, now, 4, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_busy_0002', 'dlv_ep_busy_0003']);
-    }
+  it('without a share (perTenant unset: the limit, 4), the busy tenant’s oldest 4 fill the page and the quiet one waits', async () => {
+    const { conn, counts } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    expect((await dueDeliveries(conn, 10_000, 4, 1)).map((d) => d.id)).toEqual([
+      'dlv_ep_busy_0000',
+      'dlv_ep_busy_0001',
+      'dlv_ep_busy_0002',
+      'dlv_ep_busy_0003',
+    ]);
+    // Only the 4 it lists are taken and moved (a page of 64 taken would be 128 writes).
+    expect(counts.writes).toBe(4 * 2);
   });
 
-  it('writes at most two documents an entry it reads (take, move) and one an entry it defers: bounded by its pages, not by the backlog', async () => {
-    const { conn, counts } = store(busyEndpoints(5_000));
-    await dueDeliveries(conn, 10_000, 4, 1, 2);
-    // 9 pages of 64: 2 read (a take and a move each), 574 deferred.
-    expect(counts.writes).toBe(2 * 2 + 574);
+  it('behind more of one tenant’s endpoints than a call’s pages hold, another tenant is not listed (the tenant level this queue lacks)', async () => {
+    const { conn, counts } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    expect((await dueDeliveries(conn, 10_000, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001']);
+    expect(counts.writes).toBe(2 * 2);
   });
 });

@@ -105,6 +105,9 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
   SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ?
   ORDER BY next_attempt_at LIMIT ?`;
 
+/** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
+const TENANT_REACH_PAGES = 8;
+
 /** Lease writes (claim, release): see SqliteConnection.batched. */
 const NOT_DURABLE = { durable: false };
 
@@ -131,10 +134,18 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       .all(now, now, limit);
     const capped = capShares(oldest, perEndpoint, perTenant);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
-    // An endpoint's backlog, or a tenant's over many endpoints, filled the page: other
-    // endpoints' and tenants' due deliveries may lie behind it. Take the oldest few of each
-    // endpoint with open deliveries (a skip scan of deliveries_endpoint_queue: a seek or two per
-    // such endpoint, not a row per backlogged delivery), at most `perTenant` of each tenant.
+    if (capShares(oldest, perEndpoint, limit).length === oldest.length) {
+      // Only a tenant's share cut the page: the oldest TENANT_REACH_PAGES pages, capped — a read
+      // of the due index, not the walk below, whose seek per endpoint a lone tenant broadcasting
+      // to 10⁵ endpoints would pay at every sweep (0.6 s). A tenant whose backlog is older and
+      // longer than that still hides what lies behind it (docs/semantics.md).
+      const wider = this.#conn.statement(OLDEST_DUE).all(now, now, limit * TENANT_REACH_PAGES);
+      return capShares(wider, perEndpoint, perTenant).slice(0, limit);
+    }
+    // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind it.
+    // Take the oldest few of each endpoint with open deliveries (a skip scan of
+    // deliveries_endpoint_queue: a seek or two per such endpoint, not a row per backlogged
+    // delivery), at most `perTenant` of each tenant.
     // "Few" is the page spread over those endpoints; when that leaves the page short while an
     // endpoint had more, a second pass takes up to `perEndpoint` of each (at most two passes:
     // an endpoint counted for a retry due later must not make it loop). Measured on a
@@ -145,7 +156,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const statement = this.#conn.statement(DUE_OF_EACH_ENDPOINT);
     const spread = statement.all(now, now, each, perTenant, limit);
     // Short, and an endpoint filled its share (capping below it drops rows): it may have more.
-    const filledShare = capShares(spread, each - 1, perTenant).length < spread.length;
+    // (Rows the tenants' shares cut would not come back with a larger `each`.)
+    const filledShare = capShares(spread, each - 1, limit).length < spread.length;
     if (spread.length >= limit || each >= perEndpoint || !filledShare) return spread.map(toDue);
     return statement.all(now, now, perEndpoint, perTenant, limit).map(toDue);
   }
