@@ -106,7 +106,7 @@ describe('MCP over HTTP', () => {
     });
     const refused = await client.callTool({ name: 'recover_endpoint', arguments: { endpoint_id: endpoint, since: wh.clock.now() + 60_000 } });
     expect(refused.isError).toBe(true);
-    expect(json(refused)).toEqual({ error: 'invalid', message: 'since: must not be in the future' });
+    expect(json(refused)).toEqual({ error: 'invalid', message: 'since: must be before now' });
     await client.close();
   });
 

@@ -77,6 +77,7 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     wh.clock.advance(1_000);
     const since = wh.clock.now();
     const ids = await failed(ep.consumer, 120);
+    wh.clock.advance(1); // `since` must be before now
 
     const started = await t.api.post(`/v1/endpoints/${ep.id}/recover`, { since });
     expect(started.status).toBe(202);
@@ -156,7 +157,8 @@ describe('POST /v1/endpoints/{id}/recover', () => {
     const cases: [unknown, RegExp][] = [
       [{}, /since/],
       [{ since: 'yesterday' }, /since/],
-      [{ since: wh.clock.now() + 60_000 }, /since: must not be in the future/],
+      [{ since: wh.clock.now() + 60_000 }, /since: must be before now/],
+      [{ since: wh.clock.now() }, /since: must be before now/],
       [{ since: 0 }, /since: must lie inside the retention period/],
     ];
     for (const [body, message] of cases) {

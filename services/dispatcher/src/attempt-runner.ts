@@ -69,6 +69,11 @@ export class AttemptRunner {
   readonly #deps: AttemptRunnerDeps;
   readonly #inFlight = new Set<Promise<void>>();
   /**
+   * The deliveries this process is sending. A lease is judged by the wall clock: one that jumps
+   * past a lease's end mid-send would let this process claim, and send, the same delivery again.
+   */
+  readonly #sendingIds = new Set<DeliveryId>();
+  /**
    * Jobs intake claimed for this dispatcher when every place was taken (creates written at
    * once each see the same free places): each starts in the next place freed, in order, in its
    * own trace. Kept rather than released: a release and a fresh claim would be two more writes
@@ -239,7 +244,7 @@ export class AttemptRunner {
   /** @returns whether a send started (it ends with #finished). */
   async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
     const now = this.#deps.clock.now();
-    const job = await this.#deps.leases.claim(id, now);
+    const job = this.#sendingIds.has(id) ? null : await this.#deps.leases.claim(id, now);
     if (!job) {
       this.#deps.ledger.forget(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed turn of its endpoint: pass the turn on.
@@ -304,9 +309,11 @@ export class AttemptRunner {
       return false;
     }
     ledger.sending(id);
+    this.#sendingIds.add(id);
     const sending = this.#send(job, admitted)
       .catch((err) => logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
+        this.#sendingIds.delete(id);
         ledger.sent(id);
         this.#inFlight.delete(sending);
         metrics.inFlight.set(this.#inFlight.size);

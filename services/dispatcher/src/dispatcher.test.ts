@@ -165,6 +165,29 @@ describe('sweep and send', () => {
     await until(() => sender.held(x.endpoint.id) === 1 && sender.requests.filter((r) => r.poolKey === x.endpoint.id).length === 2);
   });
 
+  it('the clock jumps a minute ahead, past its lease, while a delivery is being sent: a wake-up of it is not claimed and sent again here', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const [id] = await s.due(t);
+    sender.hold(endpoint.id);
+    const claims = countCalls();
+    await started(); // its first sweep sends it
+    await until(() => sender.held(endpoint.id) === 1);
+    const before = claims.claim;
+    s.clock.advance(60_000);
+    const other = await s.endpoint();
+    const [marker] = await s.due(other.t);
+    // The repeated wake-up, then another delivery's: once that one is sent, the first was handled.
+    const wake = (delivery: DeliveryId) => s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(delivery));
+    await wake(id!);
+    await wake(marker!);
+    await until(async () => (await s.statusOf(other.t, marker!)) === 'success');
+    expect(claims.claim - before).toBe(1); // the other delivery's
+    expect(sender.held(endpoint.id)).toBe(1);
+    sender.release();
+    await until(async () => (await s.statusOf(t, id!)) === 'success');
+    expect(sender.requests.filter((r) => r.poolKey === endpoint.id)).toHaveLength(1);
+  });
+
   it('a busy endpoint holds no other endpoint back', async () => {
     const slow = await s.endpoint();
     const fast = await s.endpoint();

@@ -29,7 +29,8 @@ export class RecoveryService implements RecoveryPort {
 
   async start(t: Tenant, endpointId: EndpointId, since: number): Promise<Recovery> {
     const now = this.#clock.now();
-    if (since > now) throw new InvalidError('since: must not be in the future');
+    // The spec's "before now": a recovery from now would target nothing.
+    if (since >= now) throw new InvalidError('since: must be before now');
     const oldest = retentionStart(now, this.#retentionMonths);
     if (since < oldest) {
       throw new InvalidError(`since: must lie inside the retention period (${this.#retentionMonths} months: at or after ${oldest})`);

@@ -205,15 +205,16 @@ function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
 }
 
 /**
- * The tenant's earliest message with the key created at or after `idempotencySince`: the
- * months it may be in, oldest first, the first found.
+ * The tenant's newest message with the key created at or after `idempotencySince`: the months
+ * it may be in, newest first, the first found. (Two in the window only after a clock stepped
+ * back past the end of the first's window: the key has answered with the second since.)
  */
 async function findIdempotent(conn: MongoConnection, session: ClientSession | undefined, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
   if (input.idempotencyKey === null) return null;
   // messages_idempotency in its order (createdAt): no in-memory sort. The key's document
   // serialises the key's sends, so no two of its messages share a createdAt to tie on.
   const q = P.idempotent(t, input.idempotencyKey, input.idempotencySince);
-  for (const month of idempotencyMonths(await conn.months(), input)) {
+  for (const month of idempotencyMonths(await conn.months(), input).reverse()) {
     const found = await conn.bucket(month).messages.findOne(q.filter, { ...q.options, session });
     if (found !== null) return found;
   }
@@ -222,9 +223,8 @@ async function findIdempotent(conn: MongoConnection, session: ClientSession | un
 
 /**
  * The months, of those that exist (`months`, ascending), from `idempotencySince`'s to the
- * send's and the one after, oldest first (so the earliest message is found first): the
- * intake's window of 24 h spans at most two, plus the next month's (empty but for a clock a
- * little ahead), one lookup each.
+ * send's and the one after, oldest first: the intake's window of 24 h spans at most two, plus
+ * the next month's (empty but for a clock a little ahead), one lookup each.
  */
 function idempotencyMonths(months: readonly Month[], input: Pick<NewMessage, 'idempotencySince' | 'createdAt'>): Month[] {
   const from = monthOf(input.idempotencySince);

@@ -97,8 +97,10 @@ function findIdempotent(conn: SqliteConnection, t: Tenant, input: NewMessage): M
   if (input.idempotencyKey === null) return null;
   const row = conn
     .statement(
+      // The newest: two in the window only after a clock stepped back past the end of the first's
+      // window, and the key has answered with the second since.
       `SELECT * FROM messages WHERE org_id = ? AND env = ? AND idempotency_key = ? AND created_at >= ?
-       ORDER BY created_at, id LIMIT 1`,
+       ORDER BY created_at DESC, id DESC LIMIT 1`,
     )
     .get(t.orgId, t.env, input.idempotencyKey, input.idempotencySince);
   return row === undefined ? null : toMessage(row);

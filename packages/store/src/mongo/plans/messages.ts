@@ -145,7 +145,7 @@ export const MESSAGES_PLANS = definePlans('messages', {
   /** A message's body by the message's id. */
   body: tenantById(COLLECTIONS.messageBodies, 'msg_1'),
   /**
-   * The tenant's earliest message with the Idempotency-Key created at or after `since`, in one
+   * The tenant's newest message with the Idempotency-Key created at or after `since`, in one
    * month. The key document (idempotencyKey) serialises a key's sends, so two messages of one
    * key never share a createdAt: createdAt alone orders them.
    */
@@ -154,12 +154,12 @@ export const MESSAGES_PLANS = definePlans('messages', {
     index: 'messages_idempotency',
     examines:
       '1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): ' +
-      "the months from since's to the send's, oldest first, until found; ≤ 2 for the intake's window of 24 h",
+      "the months from since's to the send's and the next, newest first, until found; ≤ 3 for the intake's window of 24 h",
     maxExamined: (n) => n,
     // The partial filter's `$type` stated beside the key: the server proves none from an equality.
     build: (t: T, key: string, since: number) => ({
       filter: { orgId: t.orgId, env: t.env, idempotencyKey: { $type: 'string', $eq: key }, createdAt: { $gte: since } },
-      sort: { createdAt: 1 },
+      sort: { createdAt: -1 },
     }),
     example: [T_EX, 'key-1', 1],
   }),
