@@ -3,6 +3,7 @@ import { PlanLimitError, type OrgId, type Tenant } from '@wirehook/core';
 import type { CreatedMessage } from '../ports/message-port.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
+import { CLEAR_LAG_MS } from './usage-tally.ts';
 import { messageListQuery } from './message-list.ts';
 import { migrate } from './migrations.ts';
 import { countStatements } from '../../test/sqlite/statement-counts.ts';
@@ -72,7 +73,12 @@ describe('SQLite store', () => {
       counters: [{ key, limit: 1, increment: true, expiresAt: createdAt + 2 }],
     });
     expect(later.counters).toEqual({ [key]: 1 });
-    await m.send(t, { createdAt: createdAt + 2 });
+    // Expired, it reads as 0 to a send; its row is kept 40 days (a send stamped by a clock that
+    // jumped ahead must not clear what the others still count), then cleared by a send.
+    expect(CLEAR_LAG_MS).toBe(40 * DAY);
+    await m.send(t, { createdAt: createdAt + 2 + CLEAR_LAG_MS - 1 });
+    expect(await store.messages.counter(key)).toBe(1);
+    await m.send(t, { createdAt: createdAt + 2 + CLEAR_LAG_MS });
     expect(await store.messages.counter(key)).toBe(0);
   });
 
@@ -147,10 +153,15 @@ describe('SQLite store', () => {
       ]);
       expect(second.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : 'refused'))).toEqual([{ kept: 1_000 }, { kept: 1 }]);
       expect(await store.messages.counter('kept')).toBe(1);
-      // A clock stepping back: 'old' was cleared by the send after its expiry, so the send stamped before it reads 0.
+      // A clock stepping back: 'old' is not cleared by the send after its expiry (40 days on, it
+      // would be), so the send stamped before its expiry reads it as it stands then: 5.
       const old = { key: 'old', limit: null, increment: false, expiresAt: eo };
       const third = await together(() => [m.send(t, { createdAt: eo + 1 }), m.send(t, { createdAt: eo - 1, counters: [old] })]);
-      expect(third.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{}, { old: 0 }]);
+      expect(third.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{}, { old: 5 }]);
+      expect(await store.messages.counter('old')).toBe(5);
+      // Sent 40 days after its expiry: cleared, and a send stamped before it (a clock stepping back) reads 0.
+      const fourth = await together(() => [m.send(t, { createdAt: eo + CLEAR_LAG_MS }), m.send(t, { createdAt: eo - 1, counters: [old] })]);
+      expect(fourth.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{}, { old: 0 }]);
       expect(await store.messages.counter('old')).toBe(0);
     });
 

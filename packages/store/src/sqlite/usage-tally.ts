@@ -8,17 +8,22 @@ import { int } from './row.ts';
 // counters, cleared the expired rows and bumped its counter: three statements a message, where
 // the sends of one batch nearly all touch the same few keys (an org's month). Now a batch reads
 // each key once and keeps it in a tally that each send it takes moves as its statements had
-// moved the row (the rows expired at its time cleared, then its increments), so a later send
+// moved the row (its own expired rows reset, then its increments), so a later send
 // sees exactly what it saw before — a limit holds within the batch, and a key expiring between
 // two sends of one batch resets between them. Just before the batch commits, in its
-// transaction, the expired rows are cleared once (as of the latest send) and each key the batch
+// transaction, the long-expired rows are cleared once (CLEAR_LAG_MS) and each key the batch
 // changed is written once with its final value: a crash loses or doubles nothing. The values are
 // written whole, not added: the batch holds the write lock from its first read (BEGIN
 // IMMEDIATE), even with several processes on one file. (The MongoDB store keeps its own.)
 
 const READ = 'SELECT value, expires_at FROM usage_counters WHERE key = ?';
-// Counter keys carry their period, so an expired row is garbage, cleared by a batch that took a send.
+// Counter keys carry their period, so an expired row is garbage, cleared by a batch that took a
+// send — CLEAR_LAG_MS after its expiry by that send's time: one send stamped by a clock that
+// jumped ahead (a month) would otherwise clear every organization's counters of the period,
+// read again once the clock is right (its month's usage from 1, a second allowance).
 const CLEAR_EXPIRED = 'DELETE FROM usage_counters WHERE expires_at <= ?';
+/** How long an expired counter is kept: longer than any jump a clock is corrected from, and than a period. */
+export const CLEAR_LAG_MS = 40 * 24 * 3_600_000;
 const DELETE_KEY = 'DELETE FROM usage_counters WHERE key = ?';
 // Only the value, as a rule: an expiry comes with its key's period, and setting it unchanged would
 // still rewrite its index entry.
@@ -50,10 +55,11 @@ class UsageTally implements BatchTally {
     this.#conn = conn;
   }
 
-  /** A send taken at `at`: the rows expired by then cleared, as its own DELETE had, then its increments. */
+  /** A send taken at `at`: its own counters' rows expired by then reset (read as 0, as a send reads them), then its increments. */
   take(at: number, counters: readonly UsageCounter[]): void {
     this.clearBefore = Math.max(this.clearBefore ?? at, at);
-    for (const tallied of this.keys.values()) {
+    for (const { key } of counters) {
+      const tallied = this.keys.get(key)!;
       if (tallied.row === undefined || tallied.row.expiresAt > at) continue;
       tallied.row = undefined;
       tallied.changed = true;
@@ -67,7 +73,7 @@ class UsageTally implements BatchTally {
   }
 
   flush(): void {
-    if (this.clearBefore !== undefined) this.#conn.statement(CLEAR_EXPIRED).run(this.clearBefore);
+    if (this.clearBefore !== undefined) this.#conn.statement(CLEAR_EXPIRED).run(this.clearBefore - CLEAR_LAG_MS);
     for (const [key, { row, changed }] of this.keys) {
       if (!changed) continue;
       if (row === undefined) {
@@ -95,8 +101,8 @@ export function readCounters(conn: SqliteConnection, counters: readonly UsageCou
     else {
       const stored = conn.statement(READ).get(key);
       row = stored === undefined ? undefined : { value: int(stored, 'value'), expiresAt: int(stored, 'expires_at') };
-      // Cleared already by a send the batch took (a later one stamped earlier: a clock stepping back).
-      if (row !== undefined && tally?.clearBefore !== undefined && row.expiresAt <= tally.clearBefore) row = undefined;
+      // Cleared by the batch's end (a later send stamped earlier: a clock stepping back).
+      if (row !== undefined && tally?.clearBefore !== undefined && row.expiresAt <= tally.clearBefore - CLEAR_LAG_MS) row = undefined;
       fromStore.set(key, row);
     }
     // An expired row reads as 0 (a send that is taken clears it).

@@ -220,6 +220,18 @@ export function describeMessageContract(f: Fixtures): void {
         expect(await listed()).toEqual([{ orgId: t.orgId, used: 5_000 }]);
       }, 120_000);
 
+      it('a send stamped by a clock that jumped ahead past the period’s end clears no other organization’s counter of the period', async () => {
+        const a = await f.tenant();
+        const b = await f.tenant();
+        const month = counter(a, 'month');
+        for (let i = 0; i < 3; i++) await m.send(a, { counters: [month] });
+        // B's send, stamped 60 days ahead (its own period's counter), then the clock is right again.
+        const ahead = f.clock.now() + 60 * DAY;
+        await m.send(b, { createdAt: ahead, counters: [counter(b, 'month', { expiresAt: ahead + 30 * DAY })] });
+        expect((await m.send(a, { counters: [month] })).counters).toEqual({ [month.key]: 4 });
+        expect(await f.store.messages.counter(month.key)).toBe(4);
+      });
+
       it('does not check the limit of a counter it only reads', async () => {
         const t = await f.tenant();
         const readOnly = counter(t, 'read-only', { limit: 0, increment: false });
