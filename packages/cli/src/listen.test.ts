@@ -44,9 +44,12 @@ describe('wirehook listen: why the local server gave no answer', () => {
  * A Wirehook's GET /v1/listen as a test scripts it: each upgrade in turn is served (a `ready`
  * frame; `thenClose` closes it as going away) or refused with a status and error body.
  */
-async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean; request?: object } | { refuse: number; error: string })[]) {
+async function scriptedWirehook(
+  script: ({ serve: true; thenClose?: boolean; closeWith?: { code: number; reason: string }; request?: object } | { refuse: number; error: string })[],
+) {
   const wss = new WebSocketServer({ noServer: true });
   let upgrades = 0;
+  const answers: { id: string; status?: number; error?: string }[] = [];
   const server = createServer();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const step = script[Math.min(upgrades++, script.length - 1)]!;
@@ -62,15 +65,19 @@ async function scriptedWirehook(script: ({ serve: true; thenClose?: boolean; req
         consumer: { id: 'con_1', external_id: 'x' },
         secret: 'whsec_x',
       };
+      ws.on('message', (data) => answers.push(JSON.parse(data.toString())));
       ws.send(JSON.stringify(ready));
       if (step.request) ws.send(JSON.stringify(step.request));
       if (step.thenClose) setTimeout(() => ws.close(1001, 'Wirehook is stopping'), 50);
+      const closeWith = step.closeWith;
+      if (closeWith) setTimeout(() => ws.close(closeWith.code, closeWith.reason), 50);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     upgrades: () => upgrades,
+    answers,
     close: async () => {
       for (const ws of wss.clients) ws.terminate();
       await new Promise((resolve) => server.close(resolve));
@@ -133,6 +140,72 @@ describe('wirehook listen: a Wirehook that stops', () => {
   });
 });
 
+describe('wirehook listen: a connection that ends without a word', () => {
+  const options = (apiUrl: string, signal: AbortSignal, more: object = {}) => ({
+    apiUrl,
+    apiKey: 'sk_test_x',
+    forwardTo: 'http://localhost:9/hook',
+    events: undefined,
+    consumer: undefined,
+    printJson: false,
+    signal,
+    ...more,
+  });
+
+  it('no ping from Wirehook within the watch (a path that dropped, no close): the connection is cut and made again', async () => {
+    // The scripted Wirehook never pings; Wirehook's own pings every 20 s.
+    const wirehook = await scriptedWirehook([{ serve: true }]);
+    const stop = new AbortController();
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const exited = listen(options(wirehook.url, stop.signal, { pingWatchMs: 200 }));
+      await until(() => wirehook.upgrades() === 2);
+      stop.abort();
+      expect(await exited).toBe(0);
+      expect(warn.mock.calls.map((call) => String(call[0]))).toContainEqual(expect.stringMatching(/^connection to Wirehook lost \(1006\); reconnecting/));
+    } finally {
+      warn.mockRestore();
+      await wirehook.close();
+    }
+  });
+
+  it('closed for a revoked or expired key (1008): it says why and exits 1, without connecting again', async () => {
+    const wirehook = await scriptedWirehook([{ serve: true, closeWith: { code: 1008, reason: 'this API key was revoked or has expired' } }, { serve: true }]);
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await listen(options(wirehook.url, new AbortController().signal))).toBe(1);
+      expect(wirehook.upgrades()).toBe(1);
+      expect(warn.mock.calls.map((call) => String(call[0]))).toEqual(['wirehook listen: this API key was revoked or has expired']);
+    } finally {
+      warn.mockRestore();
+      await wirehook.close();
+    }
+  });
+
+  it('gives the local server the attempt’s own time limit (the request’s timeout_ms), not 15 s', async () => {
+    const local = createServer(() => {}); // never answers
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const forwardTo = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
+    const body = JSON.stringify({ type: 'invoice.paid', timestamp: '2026-01-01T00:00:00.000Z', data: {} });
+    const request = { type: 'request', id: 'r1', headers: { 'webhook-id': 'msg_1' }, body, timeout_ms: 300 };
+    const wirehook = await scriptedWirehook([{ serve: true, request }]);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const stop = new AbortController();
+    try {
+      const exited = listen({ ...options(wirehook.url, stop.signal), forwardTo });
+      await until(() => wirehook.answers.length === 1);
+      expect(wirehook.answers[0]).toMatchObject({ id: 'r1', error: `timeout: ${forwardTo} gave no response within 0.3 s` });
+      stop.abort();
+      expect(await exited).toBe(0);
+    } finally {
+      log.mockRestore();
+      await wirehook.close();
+      local.closeAllConnections();
+      await new Promise((resolve) => local.close(resolve));
+    }
+  });
+});
+
 describe('wirehook listen: stopped while the local server has not answered', () => {
   it('cuts the local request short and exits 0 at once, saying the attempt was not answered — not a 200 printed 15 s later', async () => {
     let requested = false;
@@ -164,7 +237,7 @@ describe('wirehook listen: stopped while the local server has not answered', () 
       await until(() => cut);
       await until(() => printed.some((line) => line.startsWith('→ stopped')));
       expect(printed.filter((line) => line.startsWith('→ '))).toEqual([
-        '→ stopped invoice.paid msg_1 (the listener stopped before your server answered (Wirehook records the attempt as failed and retries it))',
+        '→ stopped invoice.paid msg_1 (the listener stopped before your server answered (its endpoint is removed and this delivery fails with it))',
       ]);
     } finally {
       log.mockRestore();

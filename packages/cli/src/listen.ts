@@ -13,13 +13,23 @@ export interface ListenOptions extends Api {
   printJson: boolean;
   /** Stops it as Ctrl-C does (a program running it; the CLI itself stops on SIGINT and SIGTERM). */
   signal?: AbortSignal;
+  /** How long a connection may go without Wirehook's ping before it is taken for lost (default PING_WATCH_MS). */
+  pingWatchMs?: number;
 }
 
 /** Bytes of the local response's body sent back: what an attempt keeps of a response. */
 const BODY_BYTES = 1024;
-/** The local server's time at most, as an endpoint's (Wirehook gives up at the same time). */
+/** The local server's time at most when Wirehook names none (an older one): the request frame's `timeout_ms`, the attempt's own. */
 const LOCAL_TIMEOUT_MS = 15_000;
 const MAX_RECONNECT_MS = 10_000;
+/**
+ * Wirehook pings every 20 s; a connection that hears none for this long is gone without a close
+ * (a network path dropped, a laptop's lid shut): cut, and connected again — else the CLI sat
+ * "forwarding" while its deliveries failed and its listener was removed.
+ */
+const PING_WATCH_MS = 50_000;
+/** The close of a connection whose API key was revoked or has expired (policy violation): final. */
+const KEY_REVOKED_CLOSE = 1008;
 /** Answers to a reconnect that are waited out (after being served once): Wirehook or a proxy before it not serving now. */
 const PASSING = new Set([502, 503, 504]);
 
@@ -28,6 +38,8 @@ interface RequestFrame {
   id: string;
   headers: Record<string, string>;
   body: string;
+  /** The attempt's time limit (DELIVERY_TIMEOUT_MS): Wirehook records a timeout past it. Absent from an older Wirehook. */
+  timeout_ms?: number;
 }
 
 interface ReadyFrame {
@@ -83,6 +95,14 @@ export function listen(options: ListenOptions): Promise<number> {
     const connect = () => {
       const ws = new WebSocket(url, { headers: { authorization: `Bearer ${options.apiKey}` } });
       socket = ws;
+      let watch: NodeJS.Timeout | undefined;
+      const heard = () => {
+        clearTimeout(watch);
+        watch = setTimeout(() => ws.terminate(), options.pingWatchMs ?? PING_WATCH_MS);
+        watch.unref();
+      };
+      ws.on('open', heard);
+      ws.on('ping', heard);
       // An upgrade answered otherwise: what it said decides, not the close that follows.
       let refused = false;
       ws.on('unexpected-response', (_req, res) => {
@@ -123,9 +143,15 @@ export function listen(options: ListenOptions): Promise<number> {
           done(1);
         }
       });
-      ws.on('close', (code) => {
+      ws.on('close', (code, reason) => {
+        clearTimeout(watch);
         if (refused) return;
         if (stopping) return done(0);
+        if (code === KEY_REVOKED_CLOSE) {
+          console.error(`wirehook listen: ${reason.toString() || 'the API key is no longer valid'}`);
+          stopping = true;
+          return done(1);
+        }
         if (!wasReady) return;
         again(`connection to Wirehook lost (${code})`);
       });
@@ -154,6 +180,7 @@ interface Answer {
 /** POSTs one webhook to --forward-to; prints its line; @returns the answer for Wirehook. `stopped`: the listener stopped (the request is cut short). */
 async function forward(frame: RequestFrame, options: ListenOptions, stopped: AbortSignal): Promise<Answer> {
   const start = performance.now();
+  const limitMs = frame.timeout_ms ?? LOCAL_TIMEOUT_MS;
   const { eventType, messageId } = described(frame);
   if (options.printJson) console.log(JSON.stringify({ headers: frame.headers, body: parsed(frame.body) }, null, 2));
   let answer: Answer;
@@ -163,7 +190,7 @@ async function forward(frame: RequestFrame, options: ListenOptions, stopped: Abo
       headers: frame.headers,
       body: frame.body,
       redirect: 'manual',
-      signal: AbortSignal.any([AbortSignal.timeout(LOCAL_TIMEOUT_MS), stopped]),
+      signal: AbortSignal.any([AbortSignal.timeout(limitMs), stopped]),
     });
     const body = await firstBytes(res, BODY_BYTES);
     const headers: Record<string, string> = {};
@@ -175,11 +202,11 @@ async function forward(frame: RequestFrame, options: ListenOptions, stopped: Abo
   } catch (err) {
     if (stopped.aborted) {
       // Not the local server's fault, and no answer can go back: said so, not as a timeout.
-      const error = 'stopped: the listener stopped before your server answered (Wirehook records the attempt as failed and retries it)';
+      const error = 'stopped: the listener stopped before your server answered (its endpoint is removed and this delivery fails with it)';
       console.log(`→ stopped ${eventType} ${messageId} (${error.slice('stopped: '.length)})`);
       return { type: 'response', id: frame.id, error, duration_ms: Math.round(performance.now() - start) };
     }
-    const error = localError(err, options.forwardTo);
+    const error = localError(err, options.forwardTo, limitMs);
     answer = { type: 'response', id: frame.id, error, duration_ms: Math.round(performance.now() - start) };
     console.log(`→ ${error.split(':', 1)[0]} ${eventType} ${messageId} ${answer.duration_ms} ms (${error})`);
   }
@@ -209,8 +236,9 @@ export async function firstBytes(res: Response, max: number): Promise<string> {
 }
 
 /** Why the local server gave no answer, as an attempt's error (`connection: …`, `timeout: …`). */
-export function localError(err: unknown, forwardTo: string): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timeout: ${forwardTo} gave no response within 15 s`;
+export function localError(err: unknown, forwardTo: string, limitMs = LOCAL_TIMEOUT_MS): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
+    return `timeout: ${forwardTo} gave no response within ${limitMs / 1_000} s`;
   const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
   if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return `dns: ${new URL(forwardTo).hostname} not found`;
   return `connection: ${forwardTo} could not be reached (${unreachableDetail(err, forwardTo)})`;

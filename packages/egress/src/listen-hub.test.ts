@@ -17,7 +17,8 @@ describe('ListenHub', () => {
   it('sends the signed request over the connection and reads the answer as an attempt, its body capped', async () => {
     const { clock, hub, sent, connection } = scene();
     const result = hub.send(request);
-    expect(sent).toEqual([{ type: 'request', id: expect.any(String), headers: request.headers, body: request.body }]);
+    // With the attempt's time limit, which the CLI gives its local server.
+    expect(sent).toEqual([{ type: 'request', id: expect.any(String), headers: request.headers, body: request.body, timeout_ms: 60_000 }]);
     clock.advance(12);
     hub.answer(connection, { type: 'response', id: sent[0]!.id, status: 503, headers: { 'retry-after': '5' }, body: 'x'.repeat(5_000) });
     expect(await result).toEqual({

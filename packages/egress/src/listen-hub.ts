@@ -18,6 +18,8 @@ export interface ListenRequestFrame {
   id: string;
   headers: Record<string, string>;
   body: string;
+  /** How long Wirehook waits for the answer (the attempt's time limit): the CLI gives its local server no longer. */
+  timeout_ms: number;
 }
 
 /** The CLI's answer: what its `--forward-to` server said, or why it could not be reached. */
@@ -112,7 +114,7 @@ export class ListenHub {
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.#settle(id, this.#failed(timeoutError(this.#timeoutMs).message, start)), this.#timeoutMs);
       this.#waiting.set(id, { connection, start, timer, done: resolve });
-      const frame: ListenRequestFrame = { type: 'request', id, headers: request.headers, body: request.body };
+      const frame: ListenRequestFrame = { type: 'request', id, headers: request.headers, body: request.body, timeout_ms: this.#timeoutMs };
       try {
         connection.send(JSON.stringify(frame));
       } catch (err) {

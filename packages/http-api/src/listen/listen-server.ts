@@ -17,6 +17,7 @@ import {
   type Endpoint,
   type EndpointId,
   type Tenant,
+  UnauthorizedError,
   UnavailableError,
 } from '@wirehook/core';
 import type { ListenerConnection, ListenerRegistry, ListenResponseFrame } from '@wirehook/egress';
@@ -46,7 +47,15 @@ export interface ListenServerDeps extends Pick<ApiDeps, 'store' | 'clock' | 'log
   goneAfterMs?: number;
   /** The most a stop waits for the webhooks already sent to listeners to be answered (default: core's LISTEN_DRAIN_MS). */
   drainMs?: number;
+  /** How often an open connection's API key is checked again (default PING_EVERY_MS). */
+  keyCheckMs?: number;
 }
+
+/**
+ * The close code of a connection whose API key was revoked, expired or lost its scope (policy
+ * violation): the CLI says why and exits 1.
+ */
+export const KEY_REVOKED_CLOSE = 1008;
 
 /** What `listen` was asked for: the query of GET /v1/listen. */
 interface ListenRequest {
@@ -188,7 +197,32 @@ export class ListenServer {
     const asked = listenRequest(url.searchParams);
     const consumer = await this.#consumer(auth, asked.consumer);
     const { endpoint, secret } = await this.#listener(auth.tenant, consumer, asked);
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#serve(ws, auth.tenant, endpoint, secret, consumer));
+    const authorization = headerValue(req.headers.authorization);
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#serve(ws, auth.tenant, endpoint, secret, consumer);
+      this.#keepCheckingKey(ws, authorization);
+    });
+  }
+
+  /**
+   * Checks the connection's API key again every `keyCheckMs`: a key revoked or expired (or that
+   * lost `endpoints:write`) ends the connection, as it ends every other call — an open socket had
+   * kept receiving the tenant's signed webhooks for as long as it stayed open. A store that does
+   * not answer is asked again next time (the connection stays).
+   */
+  #keepCheckingKey(ws: WebSocket, authorization: string | undefined): void {
+    const timer = setInterval(() => {
+      apiKeyAuth(this.#deps, authorization).then(
+        (auth) => {
+          if (!auth.scopes.includes('endpoints:write')) ws.close(KEY_REVOKED_CLOSE, 'this API key lacks the scope endpoints:write');
+        },
+        (err: unknown) => {
+          if (err instanceof UnauthorizedError) ws.close(KEY_REVOKED_CLOSE, 'this API key was revoked or has expired');
+        },
+      );
+    }, this.#deps.keyCheckMs ?? PING_EVERY_MS);
+    timer.unref();
+    ws.on('close', () => clearInterval(timer));
   }
 
   #serve(ws: WebSocket, tenant: Tenant, endpoint: Endpoint, secret: string, consumer: Consumer): void {
