@@ -14,6 +14,8 @@ describe('retryAfterUntil', () => {
     [429, '0', null],
     [429, 'Wed, 25 Nov 2026 11:59:00 GMT', null], // in the past
     [429, 'soon', null],
+    [429, 'Sunday, 06-Dec-26 12:00:10 GMT', NOW + 3_600_000], // RFC 850's year 26 is 2026 (1926 would hold nothing): capped, …
+    [429, 'Wednesday, 25-Nov-26 12:00:10 GMT', NOW + 10_000], // … and this one 10 s on
     [429, '-5', null],
     [429, null, null],
     [500, '4', null],
@@ -36,6 +38,19 @@ describe('retryAfterUntil', () => {
       expect(retryAfterUntil(429, 'Wednesday, 25-Nov-26 12:00:30 GMT', NOW)).toBe(NOW + 30_000);
       expect(retryAfterUntil(429, 'Wed Nov 25 12:00:30 2026', NOW)).toBe(NOW + 30_000);
       expect(retryAfterUntil(503, 'Thu Nov  5 12:00:30 2026', NOW)).toBeNull(); // a day of one digit, padded; in the past
+      // Not HTTP dates: no zone (read in the host's by Date.parse), another zone, an ISO time, nonsense days.
+      for (const header of [
+        'Wed, 25 Nov 2026 12:00:30',
+        '2026-11-25T12:00:30',
+        '2026-11-25T12:00:30Z',
+        'Wed, 25 Nov 2026 04:00:30 PST',
+        'Wed, 25 Nov 2026 12:00:30 +0000',
+        'Wed, 31 Feb 2026 12:00:30 GMT',
+        'Wed, 25 Nov 2026 24:00:30 GMT',
+        'wed, 25 nov 2026 12:00:30 gmt',
+      ]) {
+        expect(retryAfterUntil(429, header, NOW), header).toBeNull();
+      }
     });
   });
 });
