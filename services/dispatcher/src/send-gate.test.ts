@@ -59,6 +59,20 @@ describe('SendGate', () => {
     expect(gate.tryEnter(entry(3), true)).toBe(true);
   });
 
+  it('has no room while its parking is full and its cut limit’s slots are taken, though slots beyond the cut are free', () => {
+    // 4 slots, the limit cut to 1 (EndpointThrottle): 1 sending, 16 parked.
+    const gate = new SendGate(4, () => 1);
+    expect(gate.tryEnter(entry(1), false)).toBe(true);
+    expect(gate.tryEnter(entry(2), false)).toBe(false);
+    for (let i = 2; i <= 17; i++) expect(gate.wait(entry(i), ROOT_CONTEXT)).toBe(true);
+    expect(gate.hasRoom('ep_a')).toBe(false);
+    // The cut lifted: a slot is free again.
+    const lifted = new SendGate(4);
+    lifted.tryEnter(entry(1), false);
+    for (let i = 2; i <= 17; i++) lifted.wait(entry(i), ROOT_CONTEXT);
+    expect(lifted.hasRoom('ep_a')).toBe(true);
+  });
+
   it('has room while a slot is free or parking is not full; without room it asks for a refill once its queue is half drained', () => {
     const gate = new SendGate(1);
     expect(gate.hasRoom('ep_a')).toBe(true);

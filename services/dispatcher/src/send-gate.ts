@@ -76,7 +76,10 @@ export class SendGate {
   }
 
   hasRoom(endpointId: string): boolean {
-    if (this.#slots.inUse(endpointId) < this.#slots.perEndpoint || !this.#parked.isFull(endpointId)) return true;
+    // The slots usable now: a cut limit's, not all of them (else each sweep would publish a
+    // wake-up per idle slot, each claimed only to be released again while parking is full).
+    const usable = Math.min(this.#slots.perEndpoint, this.#capOf(endpointId));
+    if (this.#slots.inUse(endpointId) < usable || !this.#parked.isFull(endpointId)) return true;
     this.#parked.markOverflowed(endpointId);
     return false;
   }
