@@ -267,6 +267,13 @@ describe('firstBytes', () => {
     expect(pulled).toBeLessThanOrEqual(6); // 4 chunks read, one or two asked ahead: not the body
   });
 
+  it('a character the 1 KiB cut splits is dropped, not kept as U+FFFD; one whole at the end of a short body is kept', async () => {
+    const cut = 'a'.repeat(1023) + 'é' + 'tail'; // é is 2 bytes: bytes 1023–1024, cut after its first
+    expect(await firstBytes(new Response(cut), 1024)).toBe('a'.repeat(1023));
+    expect(await firstBytes(new Response('café'), 1024)).toBe('café');
+    expect(await firstBytes(new Response(Buffer.from([0x61, 0xff])), 1024)).toBe('a\uFFFD'); // not UTF-8 at all: replaced
+  });
+
   it('a short or empty body is read whole', async () => {
     expect(await firstBytes(new Response('thanks'), 1024)).toBe('thanks');
     expect(await firstBytes(new Response(null), 1024)).toBe('');

@@ -215,24 +215,31 @@ async function forward(frame: RequestFrame, options: ListenOptions, stopped: Abo
 
 /**
  * The first `max` bytes of `res`'s body as text; the rest is not read (a local server answering
- * 200 MiB, or a stream that never ends, had been read whole into memory for the 1 KiB kept).
+ * 200 MiB, or a stream that never ends, had been read whole into memory for the 1 KiB kept). A
+ * multi-byte character the cut splits is dropped, not shown as U+FFFD (as Wirehook's own sends keep a head).
  */
 export async function firstBytes(res: Response, max: number): Promise<string> {
   if (res.body === null) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let ended = false;
   try {
     while (size < max) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        ended = true;
+        break;
+      }
       chunks.push(value);
       size += value.byteLength;
     }
   } finally {
     await reader.cancel().catch(() => {});
   }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+  const head = Buffer.concat(chunks).subarray(0, max);
+  // Stream mode holds back an incomplete last character instead of replacing it.
+  return new TextDecoder('utf-8').decode(head, { stream: !ended || size > max });
 }
 
 /** Why the local server gave no answer, as an attempt's error (`connection: …`, `timeout: …`). */
