@@ -244,7 +244,12 @@ export class AttemptRunner {
   /** @returns whether a send started (it ends with #finished). */
   async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
     const now = this.#deps.clock.now();
-    const job = this.#sendingIds.has(id) ? null : await this.#deps.leases.claim(id, now);
+    if (this.#sendingIds.has(id)) {
+      // Being sent here (a wake-up after the clock jumped past its lease): still on its way, not forgotten.
+      if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
+      return false;
+    }
+    const job = await this.#deps.leases.claim(id, now);
     if (!job) {
       this.#deps.ledger.forget(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed turn of its endpoint: pass the turn on.

@@ -38,16 +38,25 @@ describe('retryAfterUntil', () => {
       expect(retryAfterUntil(429, 'Wednesday, 25-Nov-26 12:00:30 GMT', NOW)).toBe(NOW + 30_000);
       expect(retryAfterUntil(429, 'Wed Nov 25 12:00:30 2026', NOW)).toBe(NOW + 30_000);
       expect(retryAfterUntil(503, 'Thu Nov  5 12:00:30 2026', NOW)).toBeNull(); // a day of one digit, padded; in the past
-      // Not HTTP dates: no zone (read in the host's by Date.parse), another zone, an ISO time, nonsense days.
+      // UTC as servers write it besides GMT (Python's formatdate, Ruby's rfc2822, PHP's DATE_RFC2822), a day of one digit, any case.
+      for (const header of [
+        'Wed, 25 Nov 2026 12:00:30 -0000',
+        'Wed, 25 Nov 2026 12:00:30 +0000',
+        'Wed, 25 Nov 2026 12:00:30 UTC',
+        'wed, 25 nov 2026 12:00:30 gmt',
+      ]) {
+        expect(retryAfterUntil(429, header, NOW), header).toBe(NOW + 30_000);
+      }
+      expect(retryAfterUntil(429, 'Thu, 5 Nov 2026 12:00:30 GMT', Date.UTC(2026, 10, 5, 12))).toBe(Date.UTC(2026, 10, 5, 12) + 30_000);
+      // Not HTTP dates: no zone (read in the host's by Date.parse), another zone or offset, an ISO time, nonsense days.
       for (const header of [
         'Wed, 25 Nov 2026 12:00:30',
         '2026-11-25T12:00:30',
         '2026-11-25T12:00:30Z',
         'Wed, 25 Nov 2026 04:00:30 PST',
-        'Wed, 25 Nov 2026 12:00:30 +0000',
+        'Wed, 25 Nov 2026 13:00:30 +0100',
         'Wed, 31 Feb 2026 12:00:30 GMT',
         'Wed, 25 Nov 2026 24:00:30 GMT',
-        'wed, 25 nov 2026 12:00:30 gmt',
       ]) {
         expect(retryAfterUntil(429, header, NOW), header).toBeNull();
       }

@@ -27,15 +27,20 @@ export function retryAfterUntil(status: number | null, header: string | null | u
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const MONTH = `(${MONTHS.join('|')})`;
 const TIME = '(\\d\\d):(\\d\\d):(\\d\\d)';
-/** RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`: the form a sender generates. */
-const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d\\d) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+/**
+ * UTC as servers write it: GMT (RFC 9110), and — read as robustly as RFC 9110 asks of a recipient —
+ * `UTC`, `UT`, `Z` and a zero offset (`+0000`, `-0000`: Python's `formatdate`, Ruby's `rfc2822`, PHP's `DATE_RFC2822`).
+ */
+const UTC_ZONE = '(?:GMT|UTC|UT|Z|[+-]0000)';
+/** RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT` (the form a sender generates; a day of one digit read too). */
+const IMF_FIXDATE = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\\d\\d?) ${MONTH} (\\d{4}) ${TIME} ${UTC_ZONE}$`, 'i');
 /** RFC 9110's obsolete RFC 850 form, `Sunday, 06-Nov-94 08:49:37 GMT`. */
-const RFC850 = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} GMT$`);
+const RFC850 = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d\\d)-${MONTH}-(\\d\\d) ${TIME} ${UTC_ZONE}$`, 'i');
 /** RFC 9110's obsolete asctime form, `Sun Nov  6 08:49:37 1994`: a time in UTC that names no zone. */
-const ASCTIME = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const ASCTIME = new RegExp(`^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`, 'i');
 
 /**
- * An HTTP date (RFC 9110 § 5.6.7: the three forms, GMT) as Unix ms; NaN when it is none of
+ * An HTTP date (RFC 9110 § 5.6.7: the three forms, in UTC) as Unix ms; NaN when it is none of
  * them. Not `Date.parse`: it also took dates without a zone (`2026-11-25T12:00:30`, `Wed, 25 Nov
  * 2026 12:00:30`) in the host's zone — the same answer held an endpoint 30 s, an hour or not at
  * all as the server's TZ said — and zones such as `PST`, which an HTTP date never names.
@@ -52,7 +57,7 @@ export function httpDate(value: string, now: number): number {
 
 /** The date's Unix ms; NaN for one that does not exist (31 Feb, 25:00). */
 function utc(year: number, month: string, day: number, [hours, minutes, seconds]: readonly (string | undefined)[]): number {
-  const m = MONTHS.indexOf(month);
+  const m = MONTHS.findIndex((name) => name.toLowerCase() === month.toLowerCase());
   const ms = Date.UTC(year, m, day, Number(hours), Number(minutes), Number(seconds));
   const d = new Date(ms);
   const exact = d.getUTCFullYear() === year && d.getUTCMonth() === m && d.getUTCDate() === day && d.getUTCHours() === Number(hours);

@@ -107,6 +107,8 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
 
 /** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
 const TENANT_REACH_PAGES = 8;
+/** How long a tenant found alone in the due index is taken to be alone: another tenant's due delivery waits at most this long more. */
+const LONE_TENANT_MS = 1_000;
 
 /** Lease writes (claim, release): see SqliteConnection.batched. */
 const NOT_DURABLE = { durable: false };
@@ -116,6 +118,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   readonly #conn: SqliteConnection;
   /** The endpoint the last walk round ended at. */
   #walkCursor = '';
+  /** The tenant the last wider read of due() found alone (a page of its own, and nothing else in 8), and when. */
+  #loneTenant: { key: string; at: number } | null = null;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -138,9 +142,19 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       // Only a tenant's share cut the page: the oldest TENANT_REACH_PAGES pages, capped — a read
       // of the due index, not the walk below, whose seek per endpoint a lone tenant broadcasting
       // to 10⁵ endpoints would pay at every sweep (0.6 s). A tenant whose backlog is older and
-      // longer than that still hides what lies behind it (docs/semantics.md).
+      // longer than that still hides what lies behind it (docs/semantics.md). A page of one
+      // tenant whose last wider read found no other is answered as it is for LONE_TENANT_MS
+      // (8 pages at every sweep of a lone tenant's backlog: 25 ms a sweep at 10⁵ due).
+      const only = soleTenant(oldest);
+      const lone = this.#loneTenant;
+      if (only !== null && lone?.key === only && now >= lone.at && now < lone.at + LONE_TENANT_MS) return capped;
       const wider = this.#conn.statement(OLDEST_DUE).all(now, now, limit * TENANT_REACH_PAGES);
-      return capShares(wider, perEndpoint, perTenant).slice(0, limit);
+      const found = capShares(wider, perEndpoint, perTenant);
+      this.#loneTenant = only !== null && soleTenant(wider) === only ? { key: only, at: now } : null;
+      // Short, though the read was full, because an endpoint's backlog filled it: the walk below,
+      // else that one endpoint's backlog would hide every tenant behind it.
+      const endpointCut = capShares(wider, perEndpoint, limit).length < wider.length;
+      if (found.length >= limit || wider.length < limit * TENANT_REACH_PAGES || !endpointCut) return found.slice(0, limit);
     }
     // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind it.
     // Take the oldest few of each endpoint with open deliveries (a skip scan of
@@ -468,6 +482,17 @@ function toDue(row: Row): DueDelivery {
     endpointId: text(row, 'endpoint_id') as EndpointId,
     tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
   };
+}
+
+/** The tenant (`org/env`) of every row, or null when they are of more than one (or none). */
+function soleTenant(rows: Row[]): string | null {
+  let key: string | null = null;
+  for (const row of rows) {
+    const k = `${text(row, 'org_id')}/${text(row, 'env')}`;
+    if (key === null) key = k;
+    else if (k !== key) return null;
+  }
+  return key;
 }
 
 /** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant. */

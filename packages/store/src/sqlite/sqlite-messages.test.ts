@@ -60,6 +60,28 @@ describe('SQLite store', () => {
     expect(await store.deliveries.due(now, 1_000, 10)).toHaveLength(4 * 10 + 2);
   });
 
+  it('a lone tenant past its share: the wider read for other tenants runs once a second, not at every sweep; a newcomer is found within it', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const { t, consumer } = await m.scene();
+    for (let i = 1; i < 6; i++) await m.hook(t, consumer);
+    await m.send(t); // 6 endpoints, one due each
+    const dueReads = (sql: string) => (sql.includes('INDEXED BY deliveries_due') ? 'reads' : undefined);
+    const at = m.f.clock.now();
+    const sweep = async (now: number) => {
+      const { result, counts } = await countStatements(dueReads, () => store.deliveries.due(now, 4, 1, 2));
+      return { listed: result.length, reads: counts.reads ?? 0 };
+    };
+    // The page (4, all its own) cut to its share of 2: the wider read finds no other tenant.
+    expect(await sweep(at)).toEqual({ listed: 2, reads: 2 });
+    // Within the second after: the page alone.
+    expect(await sweep(at + 999)).toEqual({ listed: 2, reads: 1 });
+    // A second on, the wider read again; another tenant's delivery, behind the lone one's, found by it.
+    const other = await m.scene();
+    await m.send(other.t, { createdAt: at + 500 });
+    expect(await sweep(at + 1_000)).toEqual({ listed: 3, reads: 2 });
+  });
+
   it('forgets usage counters past their expiry', async () => {
     const store = openFile(tempFile());
     const m = new MessageFixtures(fixtures(store));
@@ -140,7 +162,7 @@ describe('SQLite store', () => {
       const [ek, eo] = [e + HOUR, e + 2 * HOUR];
       raw.prepare('INSERT INTO usage_counters (key, value, expires_at) VALUES (?, 999, ?), (?, 999, ?), (?, 5, ?)').run('moved', e, 'kept', ek, 'old', eo);
       raw.close();
-      // 'moved': the first send (before e) moves its expiry on; the second (at e) clears what expired by then.
+      // 'moved': the first send (before e) moves its expiry on; the second (at e) leaves it so.
       const moved = { key: 'moved', limit: 1_000, increment: true, expiresAt: e + DAY };
       const first = await together(() => [m.send(t, { createdAt: e - 1, counters: [moved] }), m.send(t, { createdAt: e })]);
       expect(first.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{ moved: 1_000 }, {}]);
@@ -163,6 +185,21 @@ describe('SQLite store', () => {
       const fourth = await together(() => [m.send(t, { createdAt: eo + CLEAR_LAG_MS }), m.send(t, { createdAt: eo - 1, counters: [old] })]);
       expect(fourth.results.map((r) => (r.status === 'fulfilled' ? r.value.counters : r.reason))).toEqual([{}, { old: 0 }]);
       expect(await store.messages.counter('old')).toBe(0);
+    });
+
+    it('a send stamped by a clock that jumped ahead, in one batch with another organization’s: that one’s counter of the period is kept', async () => {
+      const store = openFile(tempFile());
+      const m = new MessageFixtures(fixtures(store));
+      const a = await m.f.tenant();
+      const b = await m.f.tenant();
+      const now = m.f.clock.now();
+      const monthA = { key: `live:${a.orgId}:this-month`, limit: null, increment: true, expiresAt: now + 31 * DAY };
+      await m.send(a, { createdAt: now, counters: [monthA] });
+      await m.send(a, { createdAt: now, counters: [monthA] });
+      const ahead = now + 60 * DAY;
+      const monthB = { key: `live:${b.orgId}:in-two-months`, limit: null, increment: true, expiresAt: ahead + 30 * DAY };
+      await together(() => [m.send(a, { createdAt: now, counters: [monthA] }), m.send(b, { createdAt: ahead, counters: [monthB] })]);
+      expect(await store.messages.counter(monthA.key)).toBe(3);
     });
 
     it('a batch whose first send is refused elsewhere (a write rolled back alone) adds nothing for it', async () => {

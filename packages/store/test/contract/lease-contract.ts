@@ -151,12 +151,54 @@ export function describeLeaseContract(f: Fixtures): void {
 
       // No share (unset): the oldest 4 are all the busy tenant's (one an endpoint).
       expect(mine(await f.store.deliveries.due(now, 4, 3))).toEqual(ordered.slice(0, 4));
-      // A share of 2: its 2 oldest, then the quiet tenant's. (What an adapter leaves out may
-      // lose its place in line for the tenant's next call: MongoDB puts it behind what is due.)
+      // A share of 2: its 2 oldest, then the quiet tenant's.
       expect(mine(await f.store.deliveries.due(now, 4, 3, 2))).toEqual([...ordered.slice(0, 2), waiting]);
       // The same call again gives the same answer (a read).
       expect(mine(await f.store.deliveries.due(now, 4, 3, 2))).toEqual([...ordered.slice(0, 2), waiting]);
       expect(await f.store.deliveries.due(now, 4, 3, 0)).toEqual([]);
+      await putAway([...ordered, waiting], now);
+    });
+
+    it('a tenant at its share, then one endpoint’s backlog: neither hides a third tenant’s delivery behind them', async () => {
+      const a = await m.scene();
+      for (let i = 1; i < 4; i++) await m.hook(a.t, a.consumer);
+      const aIds = (await m.send(a.t)).deliveryIds;
+      const b = await m.scene();
+      const bIds: DeliveryId[] = [];
+      for (let i = 0; i < 40; i++) bIds.push(m.only(await m.send(b.t)));
+      const c = await m.scene();
+      const waiting = m.only(await m.send(c.t));
+      const now = f.clock.now();
+      let at = -20_000; // before anything other cases leave due
+      for (const id of [...aIds, ...bIds, waiting]) await f.store.deliveries.release(claimRef(await m.claim(id, now)), at++);
+      const mine = new Set<DeliveryId>([...aIds, ...bIds, waiting]);
+      const page = (await f.store.deliveries.due(now, 4, 1, 2)).filter((d) => mine.has(d.id)).map((d) => d.id);
+      expect(page).toEqual([aIds[0], aIds[1], bIds[0], waiting]);
+      await putAway([...mine], now);
+    });
+
+    it('one endpoint’s backlog cut the page and a tenant spans many endpoints: at most its share of their heads, then another tenant', async () => {
+      const busy = await m.scene();
+      for (let i = 1; i < 5; i++) await m.hook(busy.t, busy.consumer);
+      const first = (await m.send(busy.t)).deliveryIds;
+      const second = (await m.send(busy.t)).deliveryIds;
+      const quiet = await m.scene();
+      const waiting = m.only(await m.send(quiet.t));
+      const now = f.clock.now();
+      // The first endpoint's two oldest, then each other endpoint's first, then the rest; the quiet one's after those.
+      const order = [first[0]!, second[0]!, ...first.slice(1), ...second.slice(1)];
+      let at = -30_000;
+      for (const id of order) await f.store.deliveries.release(claimRef(await m.claim(id, now)), at++);
+      await f.store.deliveries.release(claimRef(await m.claim(waiting, now)), -29_900);
+      const mine = new Set<DeliveryId>([...order, waiting]);
+      const page = (await f.store.deliveries.due(now, 4, 1, 2)).filter((d) => mine.has(d.id)).map((d) => d.id);
+      expect(page).toEqual([first[0], first[1], waiting]);
+      await putAway([...mine], now);
     });
   });
+
+  /** Leases `ids` and gives them back due in ten years: out of the way of the cases after (they share the store). */
+  async function putAway(ids: readonly DeliveryId[], now: number): Promise<void> {
+    for (const id of ids) await f.store.deliveries.release(claimRef(await m.claim(id, now)), now + 10 * 365 * 24 * 3_600_000);
+  }
 }
