@@ -182,19 +182,20 @@ describe('wirehook listen: a connection that ends without a word', () => {
     }
   });
 
-  it('gives the local server the attempt’s own time limit (the request’s timeout_ms), not 15 s', async () => {
+  it('gives the local server the attempt’s own time limit (the request’s timeout_ms, less the way back), not 15 s', async () => {
     const local = createServer(() => {}); // never answers
     await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
     const forwardTo = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`;
     const body = JSON.stringify({ type: 'invoice.paid', timestamp: '2026-01-01T00:00:00.000Z', data: {} });
-    const request = { type: 'request', id: 'r1', headers: { 'webhook-id': 'msg_1' }, body, timeout_ms: 300 };
+    const request = { type: 'request', id: 'r1', headers: { 'webhook-id': 'msg_1' }, body, timeout_ms: 1_000 };
     const wirehook = await scriptedWirehook([{ serve: true, request }]);
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const stop = new AbortController();
     try {
       const exited = listen({ ...options(wirehook.url, stop.signal), forwardTo });
       await until(() => wirehook.answers.length === 1);
-      expect(wirehook.answers[0]).toMatchObject({ id: 'r1', error: `timeout: ${forwardTo} gave no response within 0.3 s` });
+      // 250 ms of the 1 s left for the answer's way back.
+      expect(wirehook.answers[0]).toMatchObject({ id: 'r1', error: `timeout: ${forwardTo} gave no response within 0.75 s` });
       stop.abort();
       expect(await exited).toBe(0);
     } finally {

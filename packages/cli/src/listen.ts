@@ -22,6 +22,8 @@ const BODY_BYTES = 1024;
 /** The local server's time at most when Wirehook names none (an older one): the request frame's `timeout_ms`, the attempt's own. */
 const LOCAL_TIMEOUT_MS = 15_000;
 const MAX_RECONNECT_MS = 10_000;
+/** What the CLI leaves of the attempt's time limit for its answer to travel back to Wirehook. */
+const ANSWER_MARGIN_MS = 250;
 /**
  * Wirehook pings every 20 s; a connection that hears none for this long is gone without a close
  * (a network path dropped, a laptop's lid shut): cut, and connected again — else the CLI sat
@@ -180,7 +182,9 @@ interface Answer {
 /** POSTs one webhook to --forward-to; prints its line; @returns the answer for Wirehook. `stopped`: the listener stopped (the request is cut short). */
 async function forward(frame: RequestFrame, options: ListenOptions, stopped: AbortSignal): Promise<Answer> {
   const start = performance.now();
-  const limitMs = frame.timeout_ms ?? LOCAL_TIMEOUT_MS;
+  // A little less than Wirehook's own wait, which began as it sent the frame: an answer the local
+  // server gives in time then reaches Wirehook in time, and a 200 printed is a 200 recorded.
+  const limitMs = frame.timeout_ms === undefined ? LOCAL_TIMEOUT_MS : Math.max(1, frame.timeout_ms - ANSWER_MARGIN_MS);
   const { eventType, messageId } = described(frame);
   if (options.printJson) console.log(JSON.stringify({ headers: frame.headers, body: parsed(frame.body) }, null, 2));
   let answer: Answer;

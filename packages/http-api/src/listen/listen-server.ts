@@ -211,15 +211,21 @@ export class ListenServer {
    * not answer is asked again next time (the connection stays).
    */
   #keepCheckingKey(ws: WebSocket, authorization: string | undefined): void {
+    // One check at a time: a store that stalls is not asked again until it has answered.
+    let checking = false;
     const timer = setInterval(() => {
-      apiKeyAuth(this.#deps, authorization).then(
-        (auth) => {
-          if (!auth.scopes.includes('endpoints:write')) ws.close(KEY_REVOKED_CLOSE, 'this API key lacks the scope endpoints:write');
-        },
-        (err: unknown) => {
-          if (err instanceof UnauthorizedError) ws.close(KEY_REVOKED_CLOSE, 'this API key was revoked or has expired');
-        },
-      );
+      if (checking) return;
+      checking = true;
+      apiKeyAuth(this.#deps, authorization)
+        .then(
+          (auth) => {
+            if (!auth.scopes.includes('endpoints:write')) ws.close(KEY_REVOKED_CLOSE, 'this API key lacks the scope endpoints:write');
+          },
+          (err: unknown) => {
+            if (err instanceof UnauthorizedError) ws.close(KEY_REVOKED_CLOSE, 'this API key was revoked or has expired');
+          },
+        )
+        .finally(() => (checking = false));
     }, this.#deps.keyCheckMs ?? PING_EVERY_MS);
     timer.unref();
     ws.on('close', () => clearInterval(timer));
