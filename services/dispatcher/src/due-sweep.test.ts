@@ -338,12 +338,12 @@ describe('DueSweep', () => {
     await sweep.sweep();
     expect(published).toEqual([...busyIds.slice(0, 2), otherId]);
     // In one page: the store lists no more of the tenant's than its share.
-    expect(due.mock.calls).toEqual([[s.clock.now(), 4, gate.perEndpoint, 2]]);
+    expect(due.mock.calls).toEqual([[s.clock.now(), 4, gate.perEndpoint, 2, []]]);
   });
 
-  it('a full tenant took the page: one more page, of each endpoint’s oldest (longer by its share), finds another tenant behind it', async () => {
+  it('a full tenant is listed none of (skipped); one near its share fills the page: one more page of each endpoint’s oldest finds another tenant', async () => {
     // One tenant holding its whole share (2) and one holding 1 of 2, with 3 due each, older than
-    // a third's; 2 places are free, so the first page (2) is the full tenant's alone.
+    // a third's; 2 places are free: the first page (2) is the second tenant's, one of which may go.
     const full = await s.endpoint();
     const fullIds = await s.due(full.t, 3);
     const half = await s.endpoint();
@@ -355,14 +355,14 @@ describe('DueSweep', () => {
       shares.tryTake(t);
       places.take();
     }
-    expect(shares.full).toBe(1);
+    expect(shares.fullTenants()).toEqual([full.t]);
     const due = vi.spyOn(s.store.deliveries, 'due');
     await sweep.sweep();
     expect(published).toEqual([halfIds[0], otherId]);
-    // The second: each endpoint's oldest, longer by the full tenant's share.
+    // Both skip the full tenant; the second lists each endpoint's oldest.
     expect(due.mock.calls.map((call) => call.slice(1))).toEqual([
-      [2, gate.perEndpoint, 2],
-      [2 + 2, 1, 2],
+      [2, gate.perEndpoint, 2, [full.t]],
+      [2, 1, 2, [full.t]],
     ]);
     expect(fullIds).toHaveLength(3);
   });

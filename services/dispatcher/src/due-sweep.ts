@@ -21,7 +21,7 @@ export interface DueSweepDeps {
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
   gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
   /** Whether a tenant has room in its share of the places: the sweep lists and publishes no more of a tenant's than it may send. */
-  shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'full' | 'mayHaveMore'>;
+  shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'fullTenants' | 'mayHaveMore'>;
   /** How often the store is swept. */
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
@@ -201,10 +201,14 @@ export class DueSweep {
       const limit = room + onItsWay;
       // At most what one endpoint can use (its slots and its parking) from each endpoint, and a
       // tenant's share from each tenant (over-fetched alike: a tenant's parked wake-ups are its
-      // oldest): a tenant's backlog over more endpoints than a page holds must not keep another
-      // tenant's due deliveries (its retries: no wake-up brings them) out of it.
+      // oldest): a tenant's backlog over more endpoints than a page holds keeps another tenant's
+      // due deliveries (its retries: no wake-up brings them) out of it no further than what the
+      // store reads for the page (DeliveryRepo.due).
       const perTenant = shares.perTenant + onItsWay;
-      const due = await store.deliveries.due(now, limit, gate.perEndpoint, perTenant);
+      // None of a tenant holding its whole share here: listed, it would take the page's room
+      // (and on MongoDB, a take and a move of each of its endpoints) for nothing.
+      const full = shares.fullTenants();
+      const due = await store.deliveries.due(now, limit, gate.perEndpoint, perTenant, full);
       this.#behind = due.length >= limit;
       // A tenant that filled its part of the page may have more in the store: its sends ending
       // (down to half its share) ask for the next sweep, as an endpoint's queue draining does.
@@ -216,13 +220,12 @@ export class DueSweep {
       for (const endpointId of filledShares(due, gate.perEndpoint)) gate.filledShare(endpointId);
       const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
       await this.#publish(due, room, now, page);
-      // The page was cut and tenants at their share took some of it (each up to its share):
+      // The page was cut and tenants near their share took some of it (each up to its share):
       // other tenants' due deliveries may lie behind. One more page, of each endpoint's oldest
-      // (a seek per endpoint, not a read of the backlog), finds them — longer by a share for each
-      // tenant holding its whole share, whose oldest it lists in vain; their endpoints' queues
+      // (a seek per endpoint, not a read of the backlog), finds them; their endpoints' queues
       // draining ask for the rest.
       if (this.#behind && page.overShare > 0 && page.count < room && !this.#stopped) {
-        const heads = await store.deliveries.due(now, limit + shares.full * shares.perTenant, 1, perTenant);
+        const heads = await store.deliveries.due(now, limit, 1, perTenant, full);
         for (const { endpointId } of heads) gate.filledShare(endpointId);
         await this.#publish(heads, room, now, page);
       }

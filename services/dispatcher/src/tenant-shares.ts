@@ -27,6 +27,8 @@ export class TenantShares {
   /** Places one tenant may hold at once. */
   readonly perTenant: number;
   readonly #taken = new Map<string, number>();
+  /** The tenant of each key of #taken. */
+  readonly #tenants = new Map<string, Tenant>();
   /** Tenants whose due deliveries were left in the store for want of a share. */
   readonly #overflowed = new Set<string>();
 
@@ -34,11 +36,11 @@ export class TenantShares {
     this.perTenant = perTenant;
   }
 
-  /** Tenants holding their whole share now (at most places ÷ share: a read of the tenants with sends). */
-  get full(): number {
-    let n = 0;
-    for (const taken of this.#taken.values()) if (taken >= this.perTenant) n++;
-    return n;
+  /** The tenants holding their whole share now (at most places ÷ share: a read of the tenants with sends). */
+  fullTenants(): Tenant[] {
+    const full: Tenant[] = [];
+    for (const [key, taken] of this.#taken) if (taken >= this.perTenant) full.push(this.#tenants.get(key)!);
+    return full;
   }
 
   /** Places `tenant` holds now. */
@@ -70,6 +72,7 @@ export class TenantShares {
     if (!this.hasRoom(tenant)) return false;
     const key = tenantKey(tenant);
     this.#taken.set(key, (this.#taken.get(key) ?? 0) + 1);
+    this.#tenants.set(key, tenant);
     return true;
   }
 
@@ -83,7 +86,10 @@ export class TenantShares {
     const key = tenantKey(tenant);
     const left = (this.#taken.get(key) ?? 1) - 1;
     if (left > 0) this.#taken.set(key, left);
-    else this.#taken.delete(key);
+    else {
+      this.#taken.delete(key);
+      this.#tenants.delete(key);
+    }
     return left <= this.perTenant / 2 && this.#overflowed.delete(key);
   }
 }

@@ -49,26 +49,36 @@ interface Queued {
 
 /**
  * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint
- * (sharePerEndpoint: each of its months' entries is read for that share) and `perTenant` of one
- * tenant (sharePerTenant), in two levels (due-queue.ts). Entries (an endpoint's deliveries in one
- * month) come in pages by their bound (a lower bound of their first due time). A tenant's first
- * `perTenant` entries of the call are each taken for the sweep by compare-and-set, read (its
- * first `perEndpoint + 1` entries) and its bound moved to what was read; its further entries
- * are passed over untouched (no write; their bounds, and so their order, stay). Pages go on
- * until `limit` deliveries are found and the next page's lowest bound is later than the last of
- * them (so the answer is the oldest due, not merely the first found), or the queue ends, and at
- * most ⌈limit / page⌉ + DUE_EXTRA_PAGES pages. Examines ≤ pages × DUE_ENDPOINTS_PAGE ×
- * (perEndpoint + 3) documents, whatever the backlog; one endpoint's backlog fills its share,
- * never the page, and one tenant's backlog over many endpoints its share — though a tenant with
- * more endpoints due than the pages hold hides what lies behind them (docs/semantics.md: the
- * tenant level this queue lacks). A read: two calls at one `now` with nothing changed between
- * give the same answer.
+ * (sharePerEndpoint: each of its months' entries is read for that share), at most `perTenant`
+ * of one tenant (sharePerTenant) and none of a tenant in `skip`, in two levels (due-queue.ts).
+ * Entries (an endpoint's deliveries in one month) come in pages by their bound (a lower bound of
+ * their first due time). Each entry taken is taken for the sweep by compare-and-set, read (its
+ * first `perEndpoint + 1` entries) and its bound moved to what was read. A page's entries are
+ * taken for each tenant while it has fewer than `perTenant` deliveries given in this call — in
+ * rounds, so an entry whose bound was stale (its delivery leased since) leaves its place to the
+ * tenant's next entry of the page, not to another page — and a tenant's further entries, and a
+ * skipped tenant's, are passed over untouched (no write; their bounds, and so their order, stay).
+ * Pages go on until `limit` deliveries are found and the next page's lowest bound is later than
+ * the last of them (so the answer is the oldest due, not merely the first found), or the queue
+ * ends, and at most ⌈limit / page⌉ + DUE_EXTRA_PAGES pages. Examines ≤ pages ×
+ * DUE_ENDPOINTS_PAGE × (perEndpoint + 3) documents, whatever the backlog; one endpoint's
+ * backlog fills its share, never the page, and one tenant's backlog over many endpoints its
+ * share — though a tenant with more endpoints due than the pages hold hides what lies behind
+ * them (docs/semantics.md: the tenant level this queue lacks). A read: two calls at one `now`
+ * with nothing changed between give the same answer.
  */
-export async function dueDeliveries(conn: MongoConnection, now: number, limit: number, perEndpoint: number, perTenant = limit): Promise<DueDelivery[]> {
+export async function dueDeliveries(
+  conn: MongoConnection,
+  now: number,
+  limit: number,
+  perEndpoint: number,
+  perTenant = limit,
+  skip: readonly Tenant[] = [],
+): Promise<DueDelivery[]> {
   const due: GivenEntry[] = [];
   const visited = new Set<string>();
-  /** Entries taken in this call, by tenant. */
-  const takenOfTenant = new Map<string, number>();
+  /** Deliveries given in this call, by tenant; a skipped tenant's share is already used up. */
+  const givenOfTenant = new Map<string, number>(skip.map((t) => [tenantKeyOf(t), perTenant]));
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
   let last: Queued | undefined;
@@ -78,9 +88,15 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
     const found = kept();
     if (found.length >= limit && queued[0]!.dueAt > found[limit - 1]!.dueAt) break;
     last = queued[queued.length - 1];
-    const fresh = queued.filter((q) => !visited.has(q._id));
-    for (const q of fresh) visited.add(q._id);
-    due.push(...(await takeAndRead(conn, now, withinShares(fresh, takenOfTenant, perTenant), perEndpoint)));
+    let pending = queued.filter((q) => !visited.has(q._id));
+    for (const q of pending) visited.add(q._id);
+    // Rounds, each taking what the tenants' shares leave room for, until none is left or room.
+    for (let take = withinShares(pending, givenOfTenant, perTenant); take.length > 0; take = withinShares(pending, givenOfTenant, perTenant)) {
+      const given = await takeAndRead(conn, now, take, perEndpoint);
+      for (const g of given) givenOfTenant.set(tenantKeyOf(g.tenant), (givenOfTenant.get(tenantKeyOf(g.tenant)) ?? 0) + 1);
+      due.push(...given);
+      pending = pending.filter((q) => !take.includes(q));
+    }
     if (queued.length < DUE_ENDPOINTS_PAGE) break;
   }
   return kept()
@@ -88,16 +104,20 @@ export async function dueDeliveries(conn: MongoConnection, now: number, limit: n
     .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId, tenant: d.tenant }));
 }
 
+const tenantKeyOf = (t: { orgId: string; env: string }): string => `${t.orgId}/${t.env}`;
+
 /**
- * The entries of a page (in bound order) whose tenant had fewer than `perTenant` taken in this
- * call (`takenOfTenant`, updated); the others are passed over.
+ * The entries of a page (in bound order) to take now: each tenant's first, as many as it has
+ * room for below `perTenant` deliveries given (`givenOfTenant`, not changed here: an entry may
+ * give none, or several); the others are passed over.
  */
-export function withinShares<Q extends { orgId: string; env: string }>(page: readonly Q[], takenOfTenant: Map<string, number>, perTenant: number): Q[] {
+export function withinShares<Q extends { orgId: string; env: string }>(page: readonly Q[], givenOfTenant: ReadonlyMap<string, number>, perTenant: number): Q[] {
+  const takenHere = new Map<string, number>();
   return page.filter((q) => {
-    const key = `${q.orgId}/${q.env}`;
-    const n = takenOfTenant.get(key) ?? 0;
+    const key = tenantKeyOf(q);
+    const n = (givenOfTenant.get(key) ?? 0) + (takenHere.get(key) ?? 0);
     if (n >= perTenant) return false;
-    takenOfTenant.set(key, n + 1);
+    takenHere.set(key, (takenHere.get(key) ?? 0) + 1);
     return true;
   });
 }

@@ -82,11 +82,11 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     this.#conn = conn;
   }
 
-  async due(now: number, limit: number, perEndpoint: number, perTenant = limit): Promise<DueDelivery[]> {
+  async due(now: number, limit: number, perEndpoint: number, perTenant = limit, skip: readonly Tenant[] = []): Promise<DueDelivery[]> {
     if (checkedLimit(limit, 'limit') === 0 || checkedLimit(perEndpoint, 'perEndpoint') === 0 || checkedLimit(perTenant, 'perTenant') === 0) return [];
     // A clock that stepped back heals again rather than waiting out the interval (PacedRun).
     this.#healer.maybeStart(now);
-    return dueDeliveries(this.#conn, now, limit, perEndpoint, perTenant);
+    return dueDeliveries(this.#conn, now, limit, perEndpoint, perTenant, skip);
   }
 
   /**

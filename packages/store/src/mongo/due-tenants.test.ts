@@ -37,9 +37,10 @@ function sorted(docs: Doc[], sort: Record<string, 1 | -1> | undefined): Doc[] {
   });
 }
 
-function collection(docs: Doc[], counts: { writes: number }) {
+function collection(docs: Doc[], counts: { writes: number; finds?: number }) {
   return {
     find: (filter: Doc, options: { sort?: Record<string, 1 | -1> } = {}) => {
+      if (counts.finds !== undefined) counts.finds++;
       let limit = Infinity;
       const cursor = {
         limit: (n: number) => {
@@ -81,7 +82,14 @@ function collection(docs: Doc[], counts: { writes: number }) {
 
 /** A store of `endpoints` (one tenant each as given), each with one delivery due at its `dueAt`. */
 function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
-  const counts = { writes: 0 };
+  const queueCounts = { writes: 0, finds: 0 };
+  const ownWrites = { writes: 0 };
+  /** Writes across collections. */
+  const counts = {
+    get writes() {
+      return queueCounts.writes + ownWrites.writes;
+    },
+  };
   const queue: Doc[] = endpoints.map((e) => ({ _id: dueEntryId(MONTH, e.id), orgId: e.orgId, env: 'live', endpointId: e.id, month: MONTH, dueAt: e.dueAt }));
   const deliveries: Doc[] = endpoints.map((e) => ({
     _id: `dlv_${e.id}`,
@@ -95,12 +103,12 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
   }));
   const eps: Doc[] = endpoints.map((e) => ({ _id: e.id, status: 'active' }));
   const conn = {
-    dueEndpoints: collection(queue, counts),
-    endpoints: collection(eps, counts),
-    bucket: () => ({ deliveries: collection(deliveries, counts) }),
+    dueEndpoints: collection(queue, queueCounts),
+    endpoints: collection(eps, ownWrites),
+    bucket: () => ({ deliveries: collection(deliveries, ownWrites) }),
     months: async () => [MONTH],
   } as unknown as MongoConnection;
-  return { conn, counts, queue };
+  return { conn, counts, queue, deliveries, queueFinds: () => queueCounts.finds };
 }
 
 const busyEndpoints = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ep_busy_${String(i).padStart(4, '0')}`, orgId: 'org_busy', dueAt: 1 + i }));
@@ -115,7 +123,8 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       { id: 4, orgId: 'org_a', env: 'test' },
     ];
     expect(withinShares(page, taken, 2).map((q) => q.id)).toEqual([1, 2, 4]);
-    expect(Object.fromEntries(taken)).toEqual({ 'org_a/live': 2, 'org_b/live': 1, 'org_a/test': 1 });
+    // What was given is counted by the caller, after the entries were read (an entry may give none).
+    expect(Object.fromEntries(taken)).toEqual({ 'org_a/live': 1 });
     const t = (orgId: string) => ({ tenant: { orgId: orgId as never, env: 'live' as const } });
     expect(sharePerTenant([t('a'), t('b'), t('a'), t('a')], 2)).toEqual([t('a'), t('b'), t('a')]);
   });
@@ -143,6 +152,25 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     ]);
     // Only the 4 it lists are taken and moved (a page of 64 taken would be 128 writes).
     expect(counts.writes).toBe(4 * 2);
+  });
+
+  it('a tenant whose oldest entries are stale (their deliveries leased since): the call takes its next entries of the page, not none', async () => {
+    const { conn, deliveries } = store([...busyEndpoints(300), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const now = 10_000;
+    expect((await dueDeliveries(conn, now, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
+    // Claimed by the dispatcher: their dueAt moves to the lease's end; their entries' bounds stay (the claim writes no entry).
+    for (const d of deliveries.filter((d) => ['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet'].includes(d['_id'] as string))) d['dueAt'] = now + 17_000;
+    expect((await dueDeliveries(conn, now + 1, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0002', 'dlv_ep_busy_0003']);
+  });
+
+  it('a tenant the caller skips (its share full) is passed over with no write; the tenant behind it is listed', async () => {
+    const { conn, counts, queueFinds } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const listed = await dueDeliveries(conn, 10_000, 4, 1, 2, [{ orgId: 'org_busy' as never, env: 'live' }]);
+    expect(listed.map((d) => d.id)).toEqual(['dlv_ep_quiet']);
+    // The quiet tenant's entry taken and moved: 2 writes; none of the 500.
+    expect(counts.writes).toBe(2);
+    // Its reads: the 9 pages of the call, at most 2 finds each (the tie of a page's last bound, then the rest).
+    expect(queueFinds()).toBeLessThanOrEqual(9 * 2);
   });
 
   it('behind more of one tenant’s endpoints than a call’s pages hold, another tenant is not listed (the tenant level this queue lacks)', async () => {

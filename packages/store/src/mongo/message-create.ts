@@ -206,15 +206,15 @@ function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
 
 /**
  * The tenant's newest message with the key created at or after `idempotencySince`: the months
- * it may be in, newest first, the first found. (Two in the window only after a clock stepped
- * back past the end of the first's window: the key has answered with the second since.)
+ * it may be in (idempotencyMonths), the first found. (Two in the window only after a clock
+ * stepped back past the end of the first's window: the key has answered with the second since.)
  */
 async function findIdempotent(conn: MongoConnection, session: ClientSession | undefined, t: Tenant, input: NewMessage): Promise<MessageDoc | null> {
   if (input.idempotencyKey === null) return null;
   // messages_idempotency in its order (createdAt): no in-memory sort. The key's document
   // serialises the key's sends, so no two of its messages share a createdAt to tie on.
   const q = P.idempotent(t, input.idempotencyKey, input.idempotencySince);
-  for (const month of idempotencyMonths(await conn.months(), input).reverse()) {
+  for (const month of idempotencyMonths(await conn.months(), input)) {
     const found = await conn.bucket(month).messages.findOne(q.filter, { ...q.options, session });
     if (found !== null) return found;
   }
@@ -222,15 +222,19 @@ async function findIdempotent(conn: MongoConnection, session: ClientSession | un
 }
 
 /**
- * The months, of those that exist (`months`, ascending), from `idempotencySince`'s to the
- * send's and the one after, oldest first: the intake's window of 24 h spans at most two, plus
- * the next month's (empty but for a clock a little ahead), one lookup each.
+ * The months to look in, of those that exist (`months`, ascending): the send's first (where a
+ * replay's message nearly always is: one lookup), then the ones before it back to
+ * `idempotencySince`'s, newest first, then the one after (empty but for an intake whose clock
+ * ran a little ahead — looked in last, though a message there would be the newest: that takes
+ * a clock ahead and one stepped back at once). The intake's window of 24 h spans at most two
+ * months, plus the next: ≤ 3 lookups.
  */
-function idempotencyMonths(months: readonly Month[], input: Pick<NewMessage, 'idempotencySince' | 'createdAt'>): Month[] {
+export function idempotencyMonths(months: readonly Month[], input: Pick<NewMessage, 'idempotencySince' | 'createdAt'>): Month[] {
   const from = monthOf(input.idempotencySince);
-  // And the next month: an intake whose clock is a little ahead may have filed the original there.
-  const to = nextMonth(monthOf(input.createdAt));
-  return months.filter((month) => month >= from && month <= to);
+  const current = monthOf(input.createdAt);
+  const next = nextMonth(current);
+  const before = months.filter((month) => month >= from && month <= current).reverse();
+  return months.includes(next) ? [...before, next] : before;
 }
 
 async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {

@@ -193,10 +193,13 @@ export interface DeliveryRepo {
   /**
    * Ids of deliveries due at `now` whose endpoint is active and whose lease is free, oldest
    * due first, at most `perEndpoint` of any one endpoint and `perTenant` (unset: `limit`) of
-   * any one tenant (org and environment): one endpoint's backlog never hides another
-   * endpoint's due deliveries, nor one tenant's backlog over many endpoints another tenant's.
+   * any one tenant (org and environment), and none of the tenants in `skip` (those the caller
+   * cannot send for now): one endpoint's backlog never hides another endpoint's due
+   * deliveries, and one tenant's backlog over many endpoints hides another tenant's only beyond
+   * what an adapter reads for it (SQLite: 8 pages of the due index, or a walk of every
+   * endpoint's oldest; MongoDB: ⌈limit / 64⌉ + 8 pages of its endpoint queue — docs/semantics.md).
    */
-  due(now: number, limit: number, perEndpoint: number, perTenant?: number): Promise<DueDelivery[]>;
+  due(now: number, limit: number, perEndpoint: number, perTenant?: number, skip?: readonly Tenant[]): Promise<DueDelivery[]>;
   /**
    * Takes the lease of a due delivery (pending or retrying, due, endpoint active, lease free
    * or expired) until `leaseUntil`. @returns null when it is not claimable now.

@@ -90,7 +90,8 @@ const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
 
 // CLAIMABLE with the endpoint checked once per endpoint rather than once per delivery: at
 // most `each` (3rd parameter) of every endpoint, at most `perTenant` (4th) of every tenant
-// (its oldest of those), the oldest due `limit` (5th) of what is left. The tenants' ranks sort
+// (its oldest of those), none of the tenants skipped (5th: a JSON array of `org/env`), the
+// oldest due `limit` (6th) of what is left. The tenants' ranks sort
 // the rows the walk already read (`each` an endpoint), no more.
 const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
   heads AS (
@@ -102,7 +103,8 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
       ORDER BY d.next_attempt_at LIMIT ?)
   ),
   ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
-  SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ?
+  SELECT id, endpoint_id, org_id, env FROM ranked
+  WHERE rank <= ? AND org_id || '/' || env NOT IN (SELECT value FROM json_each(?))
   ORDER BY next_attempt_at LIMIT ?`;
 
 /** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
@@ -125,11 +127,13 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     this.#conn = conn;
   }
 
-  async due(now: number, limit: number, perEndpoint: number, perTenant = limit): Promise<DueDelivery[]> {
+  async due(now: number, limit: number, perEndpoint: number, perTenant = limit, skip: readonly Tenant[] = []): Promise<DueDelivery[]> {
     checkCount(limit, 'limit');
     checkCount(perEndpoint, 'perEndpoint');
     checkCount(perTenant, 'perTenant');
     if (limit === 0 || perEndpoint === 0 || perTenant === 0) return [];
+    const skipped = new Set(skip.map(tenantKeyOf));
+    const capShares = (rows: Row[], endpointCap: number, tenantCap: number) => capRows(rows, endpointCap, tenantCap, skipped);
     // Usually no endpoint and no tenant has a backlog: the oldest due, capped, is the answer.
     const oldest = this.#conn
       // Named: `held = 0` is also deliveries_endpoint_queue's first column, and SQLite would read
@@ -138,7 +142,9 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       .all(now, now, limit);
     const capped = capShares(oldest, perEndpoint, perTenant);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
-    if (capShares(oldest, perEndpoint, limit).length === oldest.length) {
+    // Whether an endpoint's cap cut rows (a tenant's share and `skip` aside).
+    const endpointCut = (rows: Row[], cap: number) => capRows(rows, cap, limit, NONE).length < rows.length;
+    if (!endpointCut(oldest, perEndpoint)) {
       // Only a tenant's share cut the page: the oldest TENANT_REACH_PAGES pages, capped — a read
       // of the due index, not the walk below, whose seek per endpoint a lone tenant broadcasting
       // to 10⁵ endpoints would pay at every sweep (0.6 s). A tenant whose backlog is older and
@@ -153,8 +159,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       this.#loneTenant = only !== null && soleTenant(wider) === only ? { key: only, at: now } : null;
       // Short, though the read was full, because an endpoint's backlog filled it: the walk below,
       // else that one endpoint's backlog would hide every tenant behind it.
-      const endpointCut = capShares(wider, perEndpoint, limit).length < wider.length;
-      if (found.length >= limit || wider.length < limit * TENANT_REACH_PAGES || !endpointCut) return found.slice(0, limit);
+      if (found.length >= limit || wider.length < limit * TENANT_REACH_PAGES || !endpointCut(wider, perEndpoint)) return found.slice(0, limit);
     }
     // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind it.
     // Take the oldest few of each endpoint with open deliveries (a skip scan of
@@ -168,12 +173,13 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const endpoints = int(this.#conn.statement(UNHELD_ENDPOINT_COUNT).get()!, 'n');
     const each = Math.min(perEndpoint, Math.ceil(limit / Math.max(1, endpoints)));
     const statement = this.#conn.statement(DUE_OF_EACH_ENDPOINT);
-    const spread = statement.all(now, now, each, perTenant, limit);
+    const skippedJson = JSON.stringify([...skipped]);
+    const spread = statement.all(now, now, each, perTenant, skippedJson, limit);
     // Short, and an endpoint filled its share (capping below it drops rows): it may have more.
     // (Rows the tenants' shares cut would not come back with a larger `each`.)
-    const filledShare = capShares(spread, each - 1, limit).length < spread.length;
+    const filledShare = endpointCut(spread, each - 1);
     if (spread.length >= limit || each >= perEndpoint || !filledShare) return spread.map(toDue);
-    return statement.all(now, now, perEndpoint, perTenant, limit).map(toDue);
+    return statement.all(now, now, perEndpoint, perTenant, skippedJson, limit).map(toDue);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -495,17 +501,20 @@ function soleTenant(rows: Row[]): string | null {
   return key;
 }
 
-/** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant. */
-function capShares(rows: Row[], perEndpoint: number, perTenant: number): DueDelivery[] {
+const tenantKeyOf = (t: Tenant): string => `${t.orgId}/${t.env}`;
+const NONE: ReadonlySet<string> = new Set();
+
+/** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant, none of a tenant `skipped`. */
+function capRows(rows: Row[], perEndpoint: number, perTenant: number, skipped: ReadonlySet<string>): DueDelivery[] {
   const ofEndpoint = new Map<string, number>();
   const ofTenant = new Map<string, number>();
   const due: DueDelivery[] = [];
   for (const row of rows) {
     const d = toDue(row);
-    const tenant = `${d.tenant.orgId}/${d.tenant.env}`;
+    const tenant = tenantKeyOf(d.tenant);
     const n = ofEndpoint.get(d.endpointId) ?? 0;
     const m = ofTenant.get(tenant) ?? 0;
-    if (n >= perEndpoint || m >= perTenant) continue;
+    if (n >= perEndpoint || m >= perTenant || skipped.has(tenant)) continue;
     ofEndpoint.set(d.endpointId, n + 1);
     ofTenant.set(tenant, m + 1);
     due.push(d);

@@ -156,6 +156,9 @@ export function describeLeaseContract(f: Fixtures): void {
       // The same call again gives the same answer (a read).
       expect(mine(await f.store.deliveries.due(now, 4, 3, 2))).toEqual([...ordered.slice(0, 2), waiting]);
       expect(await f.store.deliveries.due(now, 4, 3, 0)).toEqual([]);
+      // The busy tenant skipped (the caller has no room for it): none of it, the quiet one's first.
+      expect(mine(await f.store.deliveries.due(now, 4, 3, 2, [busy.t]))).toEqual([waiting]);
+      expect(mine(await f.store.deliveries.due(now, 4, 3, 2, [busy.t, quiet.t]))).toEqual([]);
       await putAway([...ordered, waiting], now);
     });
 

@@ -154,7 +154,7 @@ export const MESSAGES_PLANS = definePlans('messages', {
     index: 'messages_idempotency',
     examines:
       '1 per month looked in (findOne: the first key of the (tenant, key) range from `since`): ' +
-      "the months from since's to the send's and the next, newest first, until found; ≤ 3 for the intake's window of 24 h",
+      "the send's month, those before it to since's (newest first), then the next, until found; ≤ 3 for the intake's window of 24 h",
     maxExamined: (n) => n,
     // The partial filter's `$type` stated beside the key: the server proves none from an equality.
     build: (t: T, key: string, since: number) => ({
