@@ -359,6 +359,8 @@ describe('DueSweep', () => {
     const due = vi.spyOn(s.store.deliveries, 'due');
     await sweep.sweep();
     expect(published).toEqual([halfIds[0], otherId]);
+    // The full tenant's due deliveries, left unlisted: its first send to end (down to half its share) asks for a sweep.
+    expect(shares.give(full.t)).toBe(true);
     // Both skip the full tenant; the second lists each endpoint's oldest.
     expect(due.mock.calls.map((call) => call.slice(1))).toEqual([
       [2, gate.perEndpoint, 2, [full.t]],

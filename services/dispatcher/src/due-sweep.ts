@@ -208,6 +208,8 @@ export class DueSweep {
       // None of a tenant holding its whole share here: listed, it would take the page's room
       // (and on MongoDB, a take and a move of each of its endpoints) for nothing.
       const full = shares.fullTenants();
+      // Whatever they have due waits unlisted: their sends ending (to half the share) sweep for it.
+      for (const tenant of full) shares.mayHaveMore(tenant);
       const due = await store.deliveries.due(now, limit, gate.perEndpoint, perTenant, full);
       this.#behind = due.length >= limit;
       // A tenant that filled its part of the page may have more in the store: its sends ending
