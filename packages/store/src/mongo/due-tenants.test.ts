@@ -123,6 +123,8 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       { id: 4, orgId: 'org_a', env: 'test' },
     ];
     expect(withinShares(page, taken, 2).map((q) => q.id)).toEqual([1, 2, 4]);
+    // `all`: every entry of a tenant still below its share.
+    expect(withinShares(page, taken, 2, true).map((q) => q.id)).toEqual([1, 2, 3, 4]);
     // What was given is counted by the caller, after the entries were read (an entry may give none).
     expect(Object.fromEntries(taken)).toEqual({ 'org_a/live': 1 });
     const t = (orgId: string) => ({ tenant: { orgId: orgId as never, env: 'live' as const } });
@@ -161,6 +163,21 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     // Claimed by the dispatcher: their dueAt moves to the lease's end; their entries' bounds stay (the claim writes no entry).
     for (const d of deliveries.filter((d) => ['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet'].includes(d['_id'] as string))) d['dueAt'] = now + 17_000;
     expect((await dueDeliveries(conn, now + 1, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0002', 'dlv_ep_busy_0003']);
+  });
+
+  it('64 stale entries ahead of a tenant one short of its share: two rounds of takes, not one an entry', async () => {
+    const { conn, deliveries, queueFinds } = store(busyEndpoints(200));
+    const now = 10_000;
+    // The first 64 endpoints' deliveries leased since their bounds were set: each entry gives nothing.
+    for (const d of deliveries.slice(0, 64)) d['dueAt'] = now + 17_000;
+    const endpointReads = (conn as unknown as { endpoints: { find: (...args: unknown[]) => unknown } }).endpoints;
+    let statusReads = 0;
+    const find = endpointReads.find;
+    endpointReads.find = (...args: unknown[]) => (statusReads++, find(...args));
+    expect((await dueDeliveries(conn, now, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0064']);
+    // Page 1: a round of 1, then the other 63 at once; page 2: its first entry. A status read a round.
+    expect(statusReads).toBeLessThanOrEqual(2 + 1);
+    expect(queueFinds()).toBeLessThanOrEqual(9 * 2);
   });
 
   it('a tenant the caller skips (its share full) is passed over with no write; the tenant behind it is listed', async () => {
