@@ -92,17 +92,19 @@ async function until(done: () => boolean): Promise<void> {
   }
 }
 
-describe('wirehook listen: a Wirehook that stops', () => {
-  const options = (apiUrl: string, signal: AbortSignal) => ({
-    apiUrl,
-    apiKey: 'sk_test_x',
-    forwardTo: 'http://localhost:9/hook',
-    events: undefined,
-    consumer: undefined,
-    printJson: false,
-    signal,
-  });
+/** `listen`'s options against `apiUrl`, stopped by `signal`, with `more`. */
+const options = (apiUrl: string, signal: AbortSignal, more: object = {}) => ({
+  apiUrl,
+  apiKey: 'sk_test_x',
+  forwardTo: 'http://localhost:9/hook',
+  events: undefined,
+  consumer: undefined,
+  printJson: false,
+  signal,
+  ...more,
+});
 
+describe('wirehook listen: a Wirehook that stops', () => {
   it('after being served, a 503 (a Wirehook stopping) or a 502 on reconnecting is waited out: it connects again, and stops on its signal with 0', async () => {
     const wirehook = await scriptedWirehook([
       { serve: true, thenClose: true },
@@ -141,17 +143,6 @@ describe('wirehook listen: a Wirehook that stops', () => {
 });
 
 describe('wirehook listen: a connection that ends without a word', () => {
-  const options = (apiUrl: string, signal: AbortSignal, more: object = {}) => ({
-    apiUrl,
-    apiKey: 'sk_test_x',
-    forwardTo: 'http://localhost:9/hook',
-    events: undefined,
-    consumer: undefined,
-    printJson: false,
-    signal,
-    ...more,
-  });
-
   it('no ping from Wirehook within the watch (a path that dropped, no close): the connection is cut and made again', async () => {
     // The scripted Wirehook never pings; Wirehook's own pings every 20 s.
     const wirehook = await scriptedWirehook([{ serve: true }]);
