@@ -1,4 +1,4 @@
-import type { DeliveryId, Tenant } from '@wirehook/core';
+import { tenantKey, type DeliveryId, type Tenant } from '@wirehook/core';
 
 // Subjects and payloads of the bus, in one place. A dispatch job is the bare delivery id:
 // the store holds everything else. Its tenant rides in a header (DISPATCH_TENANT_HEADER), so a
@@ -36,7 +36,7 @@ export const DISPATCH_TENANT_HEADER = 'Wirehook-Tenant';
 
 /** The headers a dispatch job of `tenant` is published with. */
 export function dispatchJobHeaders(tenant: Tenant): Record<string, string> {
-  return { [DISPATCH_TENANT_HEADER]: `${tenant.orgId}/${tenant.env}` };
+  return { [DISPATCH_TENANT_HEADER]: tenantKey(tenant) };
 }
 
 /** The tenant a dispatch job's headers name; undefined when they name none, or none well formed (then the claim tells). */

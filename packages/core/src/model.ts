@@ -13,6 +13,11 @@ export interface Tenant {
   env: Environment;
 }
 
+/** One key per tenant, `<org id>/<environment>`: what a tenant's shares, turns and caps are counted under (and a dispatch job's header). */
+export function tenantKey(tenant: { orgId: string; env: string }): string {
+  return `${tenant.orgId}/${tenant.env}`;
+}
+
 export interface Org {
   id: OrgId;
   name: string;

@@ -1,4 +1,4 @@
-import { TransformerUnavailableError, transformationCodeSizeProblem, type Transformer, type TransformTurn } from '@wirehook/core';
+import { TransformerUnavailableError, tenantKey, transformationCodeSizeProblem, type Transformer, type TransformTurn } from '@wirehook/core';
 import { SandboxThread } from './sandbox-thread.ts';
 import { toTransformResult } from './transform-result.ts';
 import type { SandboxLimits, TransformInput, TransformResult } from './transform-types.ts';
@@ -155,7 +155,8 @@ export class TransformRunner implements Transformer {
     if (!Number.isFinite(now)) throw new RangeError('now must be a finite number of milliseconds since the epoch');
     const tooLong = transformationCodeSizeProblem(code);
     if (tooLong !== null) return { ok: false, error: `transformation: the code ${tooLong}` };
-    const tenant = tenantKey(turn);
+    // One key per tenant: its turns are shared by all its endpoints.
+    const tenant = tenantKey(turn.tenant);
     if (turn.simulation) {
       if (this.#simulating.has(tenant)) throw new TransformerUnavailableError("this tenant's previous simulation is still running (one at a time)");
       this.#simulating.add(tenant);
@@ -292,9 +293,4 @@ export class TransformRunner implements Transformer {
     this.#waitingCount = 0;
     await Promise.all(this.#threads.map((thread) => thread.close()));
   }
-}
-
-/** One key per tenant (an organisation's environment): its turns are shared by all its endpoints. */
-function tenantKey(turn: TransformTurn): string {
-  return `${turn.tenant.orgId}/${turn.tenant.env}`;
 }

@@ -1,12 +1,12 @@
 // What is due: the sweep that finds due deliveries in the store and puts them on their way,
 // the dispatcher's first step. Its pace (timer, behind, half load, refill) is decided here alone.
 import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, type Bus } from '@wirehook/bus';
-import type { Clock, Tenant } from '@wirehook/core';
+import { tenantKey, type Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DueDelivery, Store } from '@wirehook/store';
 import type { AttemptPlaces } from './attempt-places.ts';
 import type { SendGate } from './send-gate.ts';
-import { tenantKey, type TenantShares } from './tenant-shares.ts';
+import type { TenantShares } from './tenant-shares.ts';
 import type { WakeupLedger } from './wakeup-ledger.ts';
 
 export interface DueSweepDeps {
@@ -214,12 +214,12 @@ export class DueSweep {
       this.#behind = due.length >= limit;
       // A tenant that filled its part of the page may have more in the store: its sends ending
       // (down to half its share) ask for the next sweep, as an endpoint's queue draining does.
-      for (const tenant of filledTenants(due, perTenant)) shares.mayHaveMore(tenant);
+      for (const { tenant } of filled(due, (d) => tenantKey(d.tenant), perTenant)) shares.mayHaveMore(tenant);
       // An endpoint that filled its share of the page may have more in the store (a resumed
       // endpoint's backlog): its queue draining to half asks for the next sweep. Without this a
       // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
       // minutes. (Not `behind`: that would sweep at every finished send while its slots are full.)
-      for (const endpointId of filledShares(due, gate.perEndpoint)) gate.filledShare(endpointId);
+      for (const { endpointId } of filled(due, (d) => d.endpointId, gate.perEndpoint)) gate.filledShare(endpointId);
       const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
       await this.#publish(due, room, now, page);
       // The page was cut and tenants near their share took some of it (each up to its share):
@@ -244,21 +244,13 @@ interface PagePublished {
   overShare: number;
 }
 
-/** The tenants with `share` deliveries on the page: as many as `due` gives one tenant. */
-function filledTenants(due: readonly DueDelivery[], share: number): Tenant[] {
-  const counts = new Map<string, { tenant: Tenant; n: number }>();
-  for (const { tenant } of due) {
-    const key = tenantKey(tenant);
-    const seen = counts.get(key) ?? { tenant, n: 0 };
+/** The page's deliveries, one for each key (by `keyOf`: an endpoint, a tenant) with `share` on it — as many as `due` gives one. */
+function filled(due: readonly DueDelivery[], keyOf: (d: DueDelivery) => string, share: number): DueDelivery[] {
+  const counts = new Map<string, { first: DueDelivery; n: number }>();
+  for (const d of due) {
+    const seen = counts.get(keyOf(d)) ?? { first: d, n: 0 };
     seen.n++;
-    counts.set(key, seen);
+    counts.set(keyOf(d), seen);
   }
-  return [...counts.values()].filter(({ n }) => n >= share).map(({ tenant }) => tenant);
-}
-
-/** The endpoints with `share` deliveries on the page: as many as `due` gives one endpoint. */
-function filledShares(due: readonly { endpointId: string }[], share: number): string[] {
-  const counts = new Map<string, number>();
-  for (const { endpointId } of due) counts.set(endpointId, (counts.get(endpointId) ?? 0) + 1);
-  return [...counts].filter(([, n]) => n >= share).map(([endpointId]) => endpointId);
+  return [...counts.values()].filter(({ n }) => n >= share).map(({ first }) => first);
 }

@@ -1,6 +1,6 @@
 // Whose sends hold the places: a bound per tenant (org + environment) on a dispatcher's places,
 // so fairness between tenants holds where sends wait, not only in what the sweep lists.
-import type { Tenant } from '@wirehook/core';
+import { tenantKey, type Tenant } from '@wirehook/core';
 
 /**
  * The share of a dispatcher's places one tenant may hold when not set
@@ -11,9 +11,6 @@ import type { Tenant } from '@wirehook/core';
 export function defaultPlacesPerTenant(concurrency: number, slotsPerEndpoint: number): number {
   return Math.min(concurrency, Math.max(slotsPerEndpoint, Math.floor(concurrency / 4)));
 }
-
-/** The key of a tenant's share: one per org and environment (live and test are apart, as their rate limits are). */
-export const tenantKey = (tenant: Tenant): string => `${tenant.orgId}/${tenant.env}`;
 
 /**
  * Places per tenant: at most `perTenant` of a dispatcher's sends (claimed, let in, until the

@@ -1,4 +1,4 @@
-import type { DeliveryId, EndpointId, Environment, MessageId, OrgId, Tenant } from '@wirehook/core';
+import { tenantKey, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
@@ -78,7 +78,7 @@ export async function dueDeliveries(
   const due: GivenEntry[] = [];
   const visited = new Set<string>();
   /** Deliveries given in this call, by tenant; a skipped tenant's share is already used up. */
-  const givenOfTenant = new Map<string, number>(skip.map((t) => [tenantKeyOf(t), perTenant]));
+  const givenOfTenant = new Map<string, number>(skip.map((t) => [tenantKey(t), perTenant]));
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
   let last: Queued | undefined;
@@ -97,7 +97,7 @@ export async function dueDeliveries(
       const take = withinShares(pending, givenOfTenant, perTenant, round === 1);
       if (take.length === 0) break;
       const given = await takeAndRead(conn, now, take, perEndpoint);
-      for (const g of given) givenOfTenant.set(tenantKeyOf(g.tenant), (givenOfTenant.get(tenantKeyOf(g.tenant)) ?? 0) + 1);
+      for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
       due.push(...given);
       pending = pending.filter((q) => !take.includes(q));
     }
@@ -107,8 +107,6 @@ export async function dueDeliveries(
     .slice(0, limit)
     .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId, tenant: d.tenant }));
 }
-
-const tenantKeyOf = (t: { orgId: string; env: string }): string => `${t.orgId}/${t.env}`;
 
 /**
  * The entries of a page (in bound order) to take now: each tenant's first, as many as it has
@@ -123,7 +121,7 @@ export function withinShares<Q extends { orgId: string; env: string }>(
 ): Q[] {
   const takenHere = new Map<string, number>();
   return page.filter((q) => {
-    const key = tenantKeyOf(q);
+    const key = tenantKey(q);
     const n = (givenOfTenant.get(key) ?? 0) + (all ? 0 : (takenHere.get(key) ?? 0));
     if (n >= perTenant) return false;
     takenHere.set(key, (takenHere.get(key) ?? 0) + 1);
@@ -148,7 +146,7 @@ export function sharePerEndpoint<E extends { endpointId: string }>(sorted: reado
 export function sharePerTenant<E extends { tenant: Tenant }>(sorted: readonly E[], perTenant: number): E[] {
   const taken = new Map<string, number>();
   return sorted.filter((d) => {
-    const key = `${d.tenant.orgId}/${d.tenant.env}`;
+    const key = tenantKey(d.tenant);
     const n = taken.get(key) ?? 0;
     taken.set(key, n + 1);
     return n < perTenant;

@@ -19,6 +19,7 @@ import {
   InvalidError,
   MAX_ATTEMPTS_FOR_MANUAL_RETRY,
   MAX_PAGE_SIZE,
+  tenantKey,
 } from '@wirehook/core/without-schemas';
 import {
   BACKLOG_COUNT_CAP,
@@ -132,7 +133,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     checkCount(perEndpoint, 'perEndpoint');
     checkCount(perTenant, 'perTenant');
     if (limit === 0 || perEndpoint === 0 || perTenant === 0) return [];
-    const skipped = new Set(skip.map(tenantKeyOf));
+    const skipped = new Set(skip.map(tenantKey));
     const capShares = (rows: Row[], endpointCap: number, tenantCap: number) => capRows(rows, endpointCap, tenantCap, skipped);
     // Usually no endpoint and no tenant has a backlog: the oldest due, capped, is the answer.
     const oldest = this.#conn
@@ -494,14 +495,13 @@ function toDue(row: Row): DueDelivery {
 function soleTenant(rows: Row[]): string | null {
   let key: string | null = null;
   for (const row of rows) {
-    const k = `${text(row, 'org_id')}/${text(row, 'env')}`;
+    const k = tenantKey({ orgId: text(row, 'org_id'), env: text(row, 'env') });
     if (key === null) key = k;
     else if (k !== key) return null;
   }
   return key;
 }
 
-const tenantKeyOf = (t: Tenant): string => `${t.orgId}/${t.env}`;
 const NONE: ReadonlySet<string> = new Set();
 
 /** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant, none of a tenant `skipped`. */
@@ -511,7 +511,7 @@ function capRows(rows: Row[], perEndpoint: number, perTenant: number, skipped: R
   const due: DueDelivery[] = [];
   for (const row of rows) {
     const d = toDue(row);
-    const tenant = tenantKeyOf(d.tenant);
+    const tenant = tenantKey(d.tenant);
     const n = ofEndpoint.get(d.endpointId) ?? 0;
     const m = ofTenant.get(tenant) ?? 0;
     if (n >= perEndpoint || m >= perTenant || skipped.has(tenant)) continue;
