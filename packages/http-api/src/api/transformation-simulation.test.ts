@@ -1,28 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, UnavailableError, type ConsumerId, type Endpoint, type EndpointId, type OrgId, type Tenant } from '@wirehook/core';
 import { TransformRunner } from '@wirehook/transform';
+import { plainEndpoint } from '../../../store/test/contract/fixtures.ts';
 import { simulateTransformation } from './transformation-simulation.ts';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const tenantA: Tenant = { orgId: 'org_01KAAAAAAAAAAAAAAAAAAAAAAA' as OrgId, env: 'live' };
 const tenantB: Tenant = { orgId: 'org_01KBBBBBBBBBBBBBBBBBBBBBBB' as OrgId, env: 'live' };
 
-function endpoint(id: string): Endpoint {
-  return {
-    id: id as EndpointId,
-    consumerId: 'con_01KAAAAAAAAAAAAAAAAAAAAAAA' as ConsumerId,
-    url: 'https://hooks.example.com/in',
-    description: null,
-    eventTypes: null,
-    fixedIp: false,
-    status: 'active',
-    disabledReason: null,
-    failingSince: null,
-    createdAt: NOW,
-    retry: DEFAULT_RETRY_POLICY,
-    compatSignature: null,
-  };
-}
+/** An endpoint of `tenantA`'s or `tenantB`'s: which does not matter to the sandbox, its id does (a turn's key). */
+const endpoint = (id: string): Endpoint =>
+  plainEndpoint(id as EndpointId, 'con_01KAAAAAAAAAAAAAAAAAAAAAAA' as ConsumerId, NOW, { url: 'https://hooks.example.com/in', retry: DEFAULT_RETRY_POLICY });
 
 const body = { event_type: 'invoice.paid', payload: { id: 1 }, code: 'function handler(w) { return w }' };
 const elapsed = () => 1;
