@@ -85,7 +85,8 @@ export async function dueDeliveries(
   for (let page = 0; page < maxPages; page++) {
     const queued = await readPage(conn, now, last);
     if (queued.length === 0) break;
-    const found = kept();
+    // The shares only cut what was found: fewer than `limit` found, fewer kept (no sort needed).
+    const found = due.length >= limit ? kept() : due;
     if (found.length >= limit && queued[0]!.dueAt > found[limit - 1]!.dueAt) break;
     last = queued[queued.length - 1];
     let pending = queued.filter((q) => !visited.has(q._id));
