@@ -13,6 +13,8 @@ function database(
   versions: (number | null)[],
   options: {
     versionWrite?: Error;
+    /** Another process chose this legacy month after this one read none (a stall at a month's turn): this one's choice meets it. */
+    legacyChosenMeanwhile?: string;
     endpoints?: number;
     onEndpoint?: (n: number) => void;
     heldByAnother?: () => void;
@@ -143,6 +145,12 @@ function database(
           if (++stored === options.takenOverAfterRecords) progress.upgrade = { ...progress.upgrade, holder: 'another process' };
           return;
         }
+        if (update.$set?.legacyMonth !== undefined && options.legacyChosenMeanwhile !== undefined) {
+          // Written only where none is chosen: the filter says so, and meets the one chosen (E11000 of the upsert).
+          if (JSON.stringify(rest) !== '{"legacyMonth":{"$exists":false}}') throw new Error('the legacy month written over one chosen');
+          writes.push('legacy month chosen elsewhere');
+          throw new MongoServerError({ code: 11000, errmsg: 'E11000 duplicate key error collection: wirehook.meta index: _id_ dup key: { _id: "months" }' });
+        }
         if (update.$set?.legacyMonth !== undefined) return void writes.push('legacy month chosen');
         if (options.versionWrite) throw options.versionWrite;
         writes.push(`version ${update.$max?.version}`);
@@ -223,9 +231,18 @@ function database(
       },
     },
     forgetMonths: () => {},
-    readLegacyMonth: async () => {},
+    legacyMonth: null as string | null,
+    readLegacyMonth: async () => {
+      conn.legacyMonth = options.legacyChosenMeanwhile ?? null;
+    },
     months: async () => (options.endpoints === undefined ? [] : ['2026-12']),
-    bucket: () => ({
+    /** The months whose bucket the upgrade asked for. */
+    bucketsAsked: [] as string[],
+    bucket: (month: string) => {
+      conn.bucketsAsked.push(month);
+      return conn.monthBucket();
+    },
+    monthBucket: () => ({
       ...Object.fromEntries(['messages', 'messageBodies', 'attempts'].map((name) => [name, { createIndexes: () => indexBuild() }])),
       deliveries: {
         createIndexes: () => indexBuild(),
@@ -280,7 +297,16 @@ function database(
     forgetMonths: refuse('forgetMonths'),
     bucket: refuse('bucket'),
   };
-  return { conn: urlConn as unknown as MongoConnection, writes, endpointsRead: () => endpointsRead, batches, held, holdRanges, progress };
+  return {
+    conn: urlConn as unknown as MongoConnection,
+    writes,
+    endpointsRead: () => endpointsRead,
+    batches,
+    held,
+    holdRanges,
+    progress,
+    bucketsAsked: conn.bucketsAsked,
+  };
 }
 
 const upgrade = (conn: MongoConnection, signal?: AbortSignal) => upgradeLayout(conn, 'mongodb://db-0', () => {}, signal);
@@ -339,6 +365,14 @@ describe('upgradeLayout', () => {
     const db = database([3], { onIndexBuild: () => stop.abort(new Error('SIGTERM while starting')) });
     await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
     expect(db.writes).toEqual(['lease taken', 'legacy month chosen', 'index build begun', 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a legacy month another process chose meanwhile stands: this one’s choice is refused, and it builds the indexes of that month’s bucket', async () => {
+    const stop = new AbortController();
+    const db = database([3], { legacyChosenMeanwhile: '202602', onIndexBuild: () => stop.abort(new Error('SIGTERM while starting')) });
+    await expect(upgrade(db.conn, stop.signal)).rejects.toThrow('SIGTERM while starting');
+    expect(db.writes).toEqual(['lease taken', 'legacy month chosen elsewhere', 'index build begun', 'lease given up (0, by its holder: true)']);
+    expect(db.bucketsAsked).toEqual(['202602']);
   });
 
   it('a stop asked while the lease is taken begins nothing under it (no legacy month chosen, no index build), the lease given up', async () => {

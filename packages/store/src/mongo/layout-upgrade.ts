@@ -547,16 +547,25 @@ async function adoptSingleCollections(
 ): Promise<void> {
   const list = MONTHS_PLANS.list(MONTHS_DOC);
   // The month a run that crashed after choosing it chose (a second run must not move it on).
-  const month = (await unlessAborted(conn.meta.findOne(list.filter, { ...list.options, ...ON_PRIMARY }), signal))?.legacyMonth ?? monthOf(now);
+  const proposed = (await unlessAborted(conn.meta.findOne(list.filter, { ...list.options, ...ON_PRIMARY }), signal))?.legacyMonth ?? monthOf(now);
   const chosen = UPGRADE_PLANS.legacyMonth();
   await confirmed(
     'the legacy month',
-    () => conn.meta.updateOne(chosen.filter, { $set: { legacyMonth: month }, $addToSet: { months: month } }, { ...chosen.options, upsert: true }),
+    async () => {
+      try {
+        await conn.meta.updateOne(chosen.filter, { $set: { legacyMonth: proposed }, $addToSet: { months: proposed } }, { ...chosen.options, upsert: true });
+      } catch (err) {
+        // Chosen already (by another process, or by this write's first try before a failover): that one stands.
+        if (!isDuplicateKey(err, '_id_')) throw err;
+      }
+    },
     { log, signal, renew },
   );
   conn.forgetMonths();
-  // From here the legacy month's bucket is the single collections (connection.ts).
+  // From here the legacy month's bucket is the single collections (connection.ts): the month as
+  // the primary holds it, whoever chose it.
   await conn.readLegacyMonth();
+  const month = conn.legacyMonth ?? proposed;
   // Asked while the legacy month was written: no builds begun that nobody waits for.
   signal?.throwIfAborted();
   // A stop does not wait for the builds (hours on 10⁸ documents, the lease renewed meanwhile:

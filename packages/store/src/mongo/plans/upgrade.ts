@@ -125,14 +125,19 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
   lanesBatch: lanes.batch,
   noticeIds: notices.ids,
   noticesBatch: notices.batch,
-  /** The month whose bucket the single collections of layouts before 4 become, chosen once (a majority's: a rollback would let the next run choose another). */
+  /**
+   * The month whose bucket the single collections of layouts before 4 become, chosen once (a
+   * majority's: a rollback would let the next run choose another) — written only where none is
+   * (a stalled process's late choice, at a month's turn, must not replace the one another made).
+   */
   legacyMonth: planSpec({
     collection: COLLECTIONS.meta,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
+    residual: { legacyMonth: 'absent: the month is chosen once (an upsert meeting one chosen meanwhile is E11000)' },
     writeConcern: UPGRADED_BY_MAJORITY,
-    build: () => ({ filter: { _id: MONTHS_DOC } }),
+    build: () => ({ filter: { _id: MONTHS_DOC, legacyMonth: { $exists: false } } }),
     example: [],
   }),
   /**
