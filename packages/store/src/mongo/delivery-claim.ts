@@ -92,15 +92,22 @@ export async function dueDeliveries(
     let pending = queued.filter((q) => !visited.has(q._id));
     for (const q of pending) visited.add(q._id);
     // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
-    // (stale entries gave nothing) — all of its other entries on the page (more writes, whose
-    // moves set those bounds right; not a round an entry: helper 254 counted 65 for one delivery).
-    for (let round = 0; round < 2; round++) {
-      const take = withinShares(pending, givenOfTenant, perTenant, round === 1);
-      if (take.length === 0) break;
-      const given = await takeAndRead(conn, now, take, perEndpoint);
+    // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
+    // other entries on the page (more writes, whose moves set those bounds right; not a round an
+    // entry: helper 254 counted 65 for one delivery). An entry another dispatcher won is no reason
+    // for the second: it is that one's to read (helper 255).
+    let take = withinShares(pending, givenOfTenant, perTenant);
+    for (let round = 0; round < 2 && take.length > 0; round++) {
+      const { given, emptyOf } = await takeAndRead(conn, now, take, perEndpoint);
       for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
       due.push(...given);
       pending = pending.filter((q) => !take.includes(q));
+      take = withinShares(
+        pending.filter((q) => emptyOf.has(tenantKey(q))),
+        givenOfTenant,
+        perTenant,
+        true,
+      );
     }
     if (queued.length < DUE_ENDPOINTS_PAGE) break;
   }
@@ -181,9 +188,14 @@ function byDue(a: Entry, b: Entry): number {
 /**
  * Takes `queued` for this sweep (another dispatcher's page skips what this one won), reads
  * each one's first entries, moves its bound (nextBound) and returns each active endpoint's
- * share of what is due.
+ * share of what is due, and the tenants of entries this call won that gave none.
  */
-async function takeAndRead(conn: MongoConnection, now: number, queued: readonly Queued[], perEndpoint: number): Promise<GivenEntry[]> {
+async function takeAndRead(
+  conn: MongoConnection,
+  now: number,
+  queued: readonly Queued[],
+  perEndpoint: number,
+): Promise<{ given: GivenEntry[]; emptyOf: Set<string> }> {
   const held = now + DUE_PAGE_LEASE_MS;
   // An entry of a month retention has dropped (a late noteDue wrote it): deleted, not read.
   const oldest = (await conn.months(now))[0];
@@ -203,7 +215,8 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
         }),
     )
   ).filter((e) => e !== null);
-  if (won.length === 0) return [];
+  const emptyOf = new Set<string>();
+  if (won.length === 0) return { given: [], emptyOf };
   const statuses = P.endpointStatuses([...new Set(won.map((e) => e.endpointId))]);
   const status = new Map(
     (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
@@ -224,6 +237,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
       // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
       if (state === 'active') given.push(...ready.slice(0, perEndpoint).map((d) => ({ ...d, tenant: { orgId: t.orgId as OrgId, env: t.env } })));
       else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
+      if (state !== 'active' || ready.length === 0) emptyOf.add(tenantKey(t));
       const next = nextBound(state, entries, now);
       if (next === 'gone') {
         const gone = P.dueEndpoint(queuedEndpoint._id, held);
@@ -234,7 +248,7 @@ async function takeAndRead(conn: MongoConnection, now: number, queued: readonly 
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
-  return given;
+  return { given, emptyOf };
 }
 
 /**

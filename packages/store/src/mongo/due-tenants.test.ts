@@ -180,6 +180,23 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(queueFinds()).toBeLessThanOrEqual(9 * 2);
   });
 
+  it('entries another dispatcher won (its compare-and-set first) are no reason for a second round: that sweep reads them', async () => {
+    const { conn } = store(busyEndpoints(200));
+    const queue = (conn as unknown as { dueEndpoints: { updateOne: (filter: { _id: string }, update: unknown) => Promise<{ modifiedCount: number }> } })
+      .dueEndpoints;
+    const updateOne = queue.updateOne;
+    const tried: string[] = [];
+    queue.updateOne = async (filter, update) => {
+      tried.push(filter._id);
+      // The first page's entries: taken by another dispatcher just before.
+      if (Number(filter._id.slice(-4)) < 64) return { modifiedCount: 0 };
+      return updateOne(filter, update);
+    };
+    expect((await dueDeliveries(conn, 10_000, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0064']);
+    // Of the first page, only the one its share had room for was tried.
+    expect(tried.filter((id) => Number(id.slice(-4)) < 64)).toEqual(['202612:ep_busy_0000']);
+  });
+
   it('a tenant the caller skips (its share full) is passed over with no write; the tenant behind it is listed', async () => {
     const { conn, counts, queueFinds } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const listed = await dueDeliveries(conn, 10_000, 4, 1, 2, [{ orgId: 'org_busy' as never, env: 'live' }]);
