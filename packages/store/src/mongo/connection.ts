@@ -15,6 +15,7 @@ import type {
   DeliveryDoc,
   DeliveryLaneDoc,
   DueEndpointDoc,
+  DueTenantDoc,
   MetaDoc,
   EgressChangeDoc,
   EgressIpDoc,
@@ -68,6 +69,7 @@ export const COLLECTIONS = {
   egressChanges: 'egress_changes',
   deliveryLanes: 'delivery_lanes',
   dueEndpoints: 'due_endpoints',
+  dueTenants: 'due_tenants',
   meta: 'meta',
 } as const;
 
@@ -139,6 +141,7 @@ export class MongoConnection {
   readonly egressChanges: Collection<EgressChangeDoc>;
   readonly deliveryLanes: Collection<DeliveryLaneDoc>;
   readonly dueEndpoints: Collection<DueEndpointDoc>;
+  readonly dueTenants: Collection<DueTenantDoc>;
   readonly meta: Collection<MetaDoc>;
   readonly counters: Collection<CounterDoc>;
   readonly idempotencyKeys: Collection<IdempotencyKeyDoc>;
@@ -184,6 +187,7 @@ export class MongoConnection {
     this.egressChanges = db.collection(COLLECTIONS.egressChanges);
     this.deliveryLanes = db.collection(COLLECTIONS.deliveryLanes);
     this.dueEndpoints = db.collection(COLLECTIONS.dueEndpoints);
+    this.dueTenants = db.collection(COLLECTIONS.dueTenants);
     this.meta = db.collection(COLLECTIONS.meta);
     this.counters = db.collection(COLLECTIONS.counters);
     this.idempotencyKeys = db.collection(COLLECTIONS.idempotencyKeys);

@@ -1,7 +1,7 @@
 import { tenantKey, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -14,17 +14,21 @@ import { repairStranded, STRANDED_PEEK, STRANDED_PEEK_INTERVAL_MS, type Stranded
 // its ordered lane, its `dueAt` has come (a lease moves dueAt to the lease's end, so a leased
 // delivery is not due by its key), and its endpoint (of the same tenant) is active.
 
-/** Endpoints one page of a sweep reads from the first level of the due queue. */
+/** Tenants one page of a sweep reads from the due queue's tenant level. */
+export const DUE_TENANTS_PAGE = 64;
+/** Endpoints one batch of a tenant's reads at most; a call reads at most this many a page of its limit (its budget). */
 export const DUE_ENDPOINTS_PAGE = 64;
-/** Pages one call reads beyond what its limit needs (past endpoints whose bound was stale). */
+/** Pages one call reads beyond what its limit needs (past bounds that were stale). */
 const DUE_EXTRA_PAGES = 8;
+/** A tenant's first batch: its share and this many more (room for stale bounds); each batch after it twice the one before. */
+const BATCH_SPARE = 7;
 /**
- * How long a sweep holds the endpoints of its page while it reads them (their bound set this
- * far ahead by compare-and-set, then moved to what it read): dispatchers sweeping at the same
- * moment read disjoint endpoints, and a sweep that dies leaves its endpoints to others this much
- * later. Once moved, an endpoint whose deliveries were handed out is back at their time: a
- * sweep a few ms later may list the same ones (the claim's compare-and-set decides; the cost is
- * a failed claim, not a double send).
+ * How long a sweep holds the tenants and endpoints it reads (their bound set this far ahead by
+ * compare-and-set, then moved to what it read): dispatchers sweeping at the same moment read
+ * disjoint ones, and a sweep that dies leaves them to others this much later. Once moved, an
+ * endpoint whose deliveries were handed out is back at their time: a sweep a few ms later may
+ * list the same ones (the claim's compare-and-set decides; the cost is a failed claim, not a
+ * double send).
  */
 export const DUE_PAGE_LEASE_MS = 10_000;
 
@@ -47,25 +51,40 @@ interface Queued {
   dueAt: number;
 }
 
+/** A tenant's bound (due-queue.ts): `_id` its tenantKey. */
+interface QueuedTenant {
+  _id: string;
+  orgId: string;
+  env: Tenant['env'];
+  dueAt: number;
+}
+
+/** A tenant this call holds, and where its next batch of entries starts. */
+interface HeldTenant {
+  queued: QueuedTenant;
+  after: { dueAt: number; _id: string } | undefined;
+  batch: number;
+}
+
 /**
- * Ids of claimable deliveries, oldest due first, at most `perEndpoint` of one endpoint
- * (sharePerEndpoint: each of its months' entries is read for that share), at most `perTenant`
- * of one tenant (sharePerTenant) and none of a tenant in `skip`, in two levels (due-queue.ts).
- * Entries (an endpoint's deliveries in one month) come in pages by their bound (a lower bound of
- * their first due time). Each entry taken is taken for the sweep by compare-and-set, read (its
- * first `perEndpoint + 1` entries) and its bound moved to what was read. A page's entries are
- * taken for each tenant while it has fewer than `perTenant` deliveries given in this call — in
- * rounds, so an entry whose bound was stale (its delivery leased since) leaves its place to the
- * tenant's next entry of the page, not to another page — and a tenant's further entries, and a
- * skipped tenant's, are passed over untouched (no write; their bounds, and so their order, stay).
- * Pages go on until `limit` deliveries are found and the next page's lowest bound is later than
- * the last of them (so the answer is the oldest due, not merely the first found), or the queue
- * ends, and at most ⌈limit / page⌉ + DUE_EXTRA_PAGES pages. Examines ≤ pages ×
- * DUE_ENDPOINTS_PAGE × (perEndpoint + 3) documents, whatever the backlog; one endpoint's
- * backlog fills its share, never the page, and one tenant's backlog over many endpoints its
- * share — though a tenant with more endpoints due than the pages hold hides what lies behind
- * them (docs/semantics.md: the tenant level this queue lacks). A read: two calls at one `now`
- * with nothing changed between give the same answer.
+ * Ids of claimable deliveries, at most `perEndpoint` of one endpoint (sharePerEndpoint: each of
+ * its months' entries is read for that share), at most `perTenant` of one tenant
+ * (sharePerTenant) and none of a tenant in `skip`, oldest due first among what the tenants read
+ * gave, in three levels (due-queue.ts). Tenants come in pages by their bound (a lower bound of
+ * their entries'); each one taken (compare-and-set: dispatchers sweeping at once read different
+ * tenants) has its entries read in batches, oldest bound first — its share plus BATCH_SPARE, then
+ * twice as many each batch — while it has fewer than `perTenant` deliveries found and the last
+ * batch was full; each entry taken is taken for the sweep by compare-and-set, read (its first
+ * `perEndpoint + 1` deliveries) and its bound moved to what was read; and last the tenant's bound
+ * is moved to its lowest entry's. Within a batch, entries are taken while the tenant is below its
+ * share, in two rounds (an entry whose bound was stale — its delivery leased since — leaves its
+ * place to the batch's next entries); the rest are passed over untouched (no write: their bounds,
+ * and so their order, stay). A skipped tenant is passed over with no write. Pages go on until
+ * `limit` deliveries are found and the next page's lowest bound is later than the last of them,
+ * or the queue ends; at most ⌈limit / 64⌉ + 8 pages and as many times DUE_ENDPOINTS_PAGE entries
+ * in all (the budget: a tenant not yet read when it is spent is not taken). Examines ≤ pages ×
+ * (DUE_TENANTS_PAGE + 3 a tenant) + budget × (perEndpoint + 3) documents, whatever the backlog.
+ * A read: two calls at one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(
   conn: MongoConnection,
@@ -76,48 +95,102 @@ export async function dueDeliveries(
   skip: readonly Tenant[] = [],
 ): Promise<DueDelivery[]> {
   const due: GivenEntry[] = [];
-  const visited = new Set<string>();
-  /** Deliveries given in this call, by tenant; a skipped tenant's share is already used up. */
-  const givenOfTenant = new Map<string, number>(skip.map((t) => [tenantKey(t), perTenant]));
+  /** Tenants this call has read, or passed over (a skipped one's share is used up already). */
+  const visited = new Set<string>(skip.map(tenantKey));
+  /** Deliveries given in this call, by tenant. */
+  const givenOfTenant = new Map<string, number>();
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
+  let budget = maxPages * DUE_ENDPOINTS_PAGE;
+  const held = now + DUE_PAGE_LEASE_MS;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
-  let last: Queued | undefined;
-  for (let page = 0; page < maxPages; page++) {
-    const queued = await readPage(conn, now, last);
-    if (queued.length === 0) break;
+  const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, perTenant + BATCH_SPARE);
+  let last: QueuedTenant | undefined;
+  for (let page = 0; page < maxPages && budget >= firstBatch; page++) {
+    const tenants = await readTenantPage(conn, now, last);
+    if (tenants.length === 0) break;
     // The shares only cut what was found: fewer than `limit` found, fewer kept (no sort needed).
     const found = due.length >= limit ? kept() : due;
-    if (found.length >= limit && queued[0]!.dueAt > found[limit - 1]!.dueAt) break;
-    last = queued[queued.length - 1];
-    let pending = queued.filter((q) => !visited.has(q._id));
-    for (const q of pending) visited.add(q._id);
-    // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
-    // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
-    // other entries on the page (more writes, whose moves set those bounds right; not a round an
-    // entry: helper 254 counted 65 for one delivery). An entry another dispatcher won is no reason
-    // for the second: it is that one's to read (helper 255).
-    let take = withinShares(pending, givenOfTenant, perTenant);
-    for (let round = 0; round < 2 && take.length > 0; round++) {
-      const { given, emptyOf } = await takeAndRead(conn, now, take, perEndpoint);
-      for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
-      due.push(...given);
-      pending = pending.filter((q) => !take.includes(q));
-      take = withinShares(
-        pending.filter((q) => emptyOf.has(tenantKey(q))),
-        givenOfTenant,
-        perTenant,
-        true,
-      );
+    if (found.length >= limit && tenants[0]!.dueAt > found[limit - 1]!.dueAt) break;
+    last = tenants[tenants.length - 1];
+    // The tenants the budget has room for a first batch of; the rest wait for the next sweep, untouched.
+    const fresh = tenants.filter((t) => !visited.has(t._id)).slice(0, Math.floor(budget / firstBatch));
+    for (const t of fresh) visited.add(t._id);
+    const taken = (await Promise.all(fresh.map((t) => takeTenant(conn, t, held)))).filter((t) => t !== null);
+    let reading: HeldTenant[] = taken.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
+    while (reading.length > 0 && budget > 0) {
+      reading = reading.filter((r) => {
+        const fits = r.batch <= budget;
+        if (fits) budget -= r.batch;
+        return fits;
+      });
+      const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
+      let pending = batches.flat();
+      // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
+      // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
+      // other entries of the batch (more writes, whose moves set those bounds right; not a round an
+      // entry: helper 254 counted 65 for one delivery). An entry another dispatcher won is no reason
+      // for the second: it is that one's to read (helper 255).
+      let take = withinShares(pending, givenOfTenant, perTenant);
+      for (let round = 0; round < 2 && take.length > 0; round++) {
+        const { given, emptyOf } = await takeAndRead(conn, now, take, perEndpoint);
+        for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
+        due.push(...given);
+        pending = pending.filter((q) => !take.includes(q));
+        take = withinShares(
+          pending.filter((q) => emptyOf.has(tenantKey(q))),
+          givenOfTenant,
+          perTenant,
+          true,
+        );
+      }
+      // A tenant still short whose batch was full has more entries: its next batch, twice as large.
+      reading = reading.flatMap((r, i) => {
+        const batch = batches[i]!;
+        const end = batch[batch.length - 1];
+        if (batch.length < r.batch || end === undefined || (givenOfTenant.get(r.queued._id) ?? 0) >= perTenant) return [];
+        return [{ queued: r.queued, after: { dueAt: end.dueAt, _id: end._id }, batch: Math.min(DUE_ENDPOINTS_PAGE, r.batch * 2) }];
+      });
     }
-    if (queued.length < DUE_ENDPOINTS_PAGE) break;
+    await Promise.all(taken.map((t) => settleTenant(conn, t, held)));
+    if (tenants.length < DUE_TENANTS_PAGE) break;
   }
   return kept()
     .slice(0, limit)
     .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId, tenant: d.tenant }));
 }
 
+/** Takes tenant `t` for this sweep until `held` (compare-and-set on the bound read). @returns it, or null when another sweep took it first. */
+async function takeTenant(conn: MongoConnection, t: QueuedTenant, held: number): Promise<QueuedTenant | null> {
+  const q = P.dueTenant(t._id, t.dueAt);
+  const { modifiedCount } = await conn.dueTenants.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
+  return modifiedCount === 1 ? t : null;
+}
+
 /**
- * The entries of a page (in bound order) to take now: each tenant's first, as many as it has
+ * Moves the bound of tenant `t`, held by this sweep until `held`, to its lowest entry's (gone
+ * with none left); when a `$min` lowered it meanwhile (a noteDue, or a sweep that took it
+ * since), the lower of that and the entry's stands. Two operations.
+ */
+async function settleTenant(conn: MongoConnection, t: QueuedTenant, held: number): Promise<void> {
+  const f = P.tenantDueEndpoints(t, DUE_NEVER);
+  const [first] = await conn.dueEndpoints
+    .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+    .limit(1)
+    .toArray();
+  const own = P.dueTenant(t._id, held);
+  if (first === undefined) {
+    // An entry made after the read has its tenant's $min after it: that upsert makes the bound again.
+    await conn.dueTenants.deleteOne(own.filter, own.options);
+    return;
+  }
+  const { matchedCount } = await conn.dueTenants.updateOne(own.filter, { $set: { dueAt: first.dueAt } }, own.options);
+  if (matchedCount === 1) return;
+  const any = P.dueTenant(t._id);
+  await conn.dueTenants.updateOne(any.filter, lowerTenantTo(t, first.dueAt), { ...any.options, upsert: true });
+}
+
+/**
+ * The entries of a batch (in bound order) to take now: each tenant's first, as many as it has
  * room for below `perTenant` deliveries given (`givenOfTenant`, not changed here: an entry may
  * give none, or several) — or, `all`, every entry of a tenant with room; the others are passed over.
  */
@@ -161,23 +234,48 @@ export function sharePerTenant<E extends { tenant: Tenant }>(sorted: readonly E[
   });
 }
 
-/** The next page of endpoints whose bound has come, after `last` (by bound, then id). */
-async function readPage(conn: MongoConnection, now: number, last: Queued | undefined): Promise<Queued[]> {
-  const page: Queued[] = [];
+/** The next page of tenants whose bound has come, after `last` (by bound, then id). */
+async function readTenantPage(conn: MongoConnection, now: number, last: QueuedTenant | undefined): Promise<QueuedTenant[]> {
+  const page: QueuedTenant[] = [];
   if (last !== undefined) {
-    const tied = P.dueEndpointsTied(last.dueAt, last._id);
-    page.push(...(await conn.dueEndpoints.find(tied.filter, tied.options).limit(DUE_ENDPOINTS_PAGE).toArray()));
+    const tied = P.dueTenantsTied(last.dueAt, last._id);
+    page.push(...((await conn.dueTenants.find(tied.filter, tied.options).limit(DUE_TENANTS_PAGE).toArray()) as QueuedTenant[]));
   }
-  if (page.length < DUE_ENDPOINTS_PAGE) {
-    const after = P.dueEndpoints(now, last?.dueAt);
+  if (page.length < DUE_TENANTS_PAGE) {
+    const after = P.dueTenants(now, last?.dueAt);
     page.push(
-      ...(await conn.dueEndpoints
+      ...((await conn.dueTenants
         .find(after.filter, after.options)
-        .limit(DUE_ENDPOINTS_PAGE - page.length)
-        .toArray()),
+        .limit(DUE_TENANTS_PAGE - page.length)
+        .toArray()) as QueuedTenant[]),
     );
   }
   return page;
+}
+
+/** The next `size` of tenant `t`'s entries whose bound has come, after `after` (by bound, then id). */
+async function readTenantBatch(
+  conn: MongoConnection,
+  t: QueuedTenant,
+  now: number,
+  after: { dueAt: number; _id: string } | undefined,
+  size: number,
+): Promise<Queued[]> {
+  const batch: Queued[] = [];
+  if (after !== undefined) {
+    const tied = P.tenantDueEndpointsTied(t, after.dueAt, after._id);
+    batch.push(...(await conn.dueEndpoints.find(tied.filter, tied.options).limit(size).toArray()));
+  }
+  if (batch.length < size) {
+    const rest = P.tenantDueEndpoints(t, now, after?.dueAt);
+    batch.push(
+      ...(await conn.dueEndpoints
+        .find(rest.filter, rest.options)
+        .limit(size - batch.length)
+        .toArray()),
+    );
+  }
+  return batch;
 }
 
 /** Oldest due first; ties by id. */

@@ -322,7 +322,7 @@ export interface DeliveryLaneDoc extends TenantFields {
 }
 
 /**
- * `due_endpoints`: the due queue's first level (delivery-claim.ts), `_id` the endpoint's id.
+ * `due_endpoints`: the due queue's endpoint level (delivery-claim.ts), `_id` the endpoint's id.
  * `dueAt` is at most the earliest `dueAt` of the endpoint's deliveries in the due index
  * (lowered with `$min` by whoever makes one due, raised only by a sweep that read the
  * endpoint's first entry); DUE_NEVER when it has none.
@@ -333,6 +333,17 @@ export interface DueEndpointDoc extends TenantFields {
   endpointId: string;
   /** The month (`YYYYMM`) whose `deliveries_<month>` the entry stands for. */
   month: string;
+  dueAt: number;
+}
+
+/**
+ * `due_tenants`: the due queue's tenant level (delivery-claim.ts), `_id` the tenant (`tenantKey`).
+ * `dueAt` is at most the least `dueAt` of the tenant's `due_endpoints` entries (lowered with
+ * `$min` after an entry is lowered, raised only by a sweep that holds the tenant and read its
+ * first entry); the document goes when a sweep finds the tenant without entries.
+ */
+export interface DueTenantDoc extends TenantFields {
+  _id: string;
   dueAt: number;
 }
 

@@ -1,34 +1,55 @@
-// The due queue's notes without a server: a stand-in `dueEndpoints` whose bulk writes fail while
-// told to, and otherwise keep each entry's earliest bound.
+// The due queue's notes without a server: stand-in `dueEndpoints` and `dueTenants` whose bulk
+// writes fail while told to, and otherwise keep each entry's (and tenant's) earliest bound and say
+// how many they lowered or made, as the server's BulkWriteResult does.
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { type DueNote, noteDue } from './due-queue.ts';
 
+type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
+
 function dueQueue() {
   const bounds = new Map<string, number>();
-  const state = { failing: false, started: 0, release: null as (() => void) | null };
+  const tenants = new Map<string, number>();
+  const state = { failing: false, tenantsFailing: false, started: 0, tenantWrites: 0, release: null as (() => void) | null };
+  const lower = (into: Map<string, number>, ops: MinOp[]) => {
+    let modifiedCount = 0;
+    let upsertedCount = 0;
+    for (const { updateOne } of ops) {
+      const seen = into.get(updateOne.filter._id);
+      if (seen === undefined) upsertedCount++;
+      else if (updateOne.update.$min.dueAt < seen) modifiedCount++;
+      into.set(updateOne.filter._id, Math.min(seen ?? Infinity, updateOne.update.$min.dueAt));
+    }
+    return { modifiedCount, upsertedCount };
+  };
   const conn = {
     dueEndpoints: {
-      bulkWrite: async (ops: { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } }[]) => {
+      bulkWrite: async (ops: MinOp[]) => {
         state.started++;
         if (state.failing) {
           // Held until released: calls that fail side by side.
           await new Promise<void>((resolve) => (state.release = resolve));
           throw new Error('the database is failing over');
         }
-        for (const { updateOne } of ops) bounds.set(updateOne.filter._id, Math.min(bounds.get(updateOne.filter._id) ?? Infinity, updateOne.update.$min.dueAt));
-        return {};
+        return lower(bounds, ops);
+      },
+    },
+    dueTenants: {
+      bulkWrite: async (ops: MinOp[]) => {
+        state.tenantWrites++;
+        if (state.tenantsFailing) throw new Error('the database is failing over');
+        return lower(tenants, ops);
       },
     },
   } as unknown as MongoConnection;
-  return { conn, bounds, state };
+  return { conn, bounds, tenants, state };
 }
 
-const note = (endpointId: string, dueAt: number): DueNote => ({ orgId: 'org_1', env: 'live', endpointId, month: '202612', dueAt });
+const note = (endpointId: string, dueAt: number, orgId = 'org_1'): DueNote => ({ orgId, env: 'live', endpointId, month: '202612', dueAt });
 
 describe('noteDue', () => {
   it('keeps the notes of calls that failed side by side, each entry’s earliest, and writes them all with the next call', async () => {
-    const { conn, bounds, state } = dueQueue();
+    const { conn, bounds, tenants, state } = dueQueue();
     state.failing = true;
     const releases: (() => void)[] = [];
     const first = noteDue(conn, [note('ep_a', 5)]).catch(() => 'failed');
@@ -40,5 +61,31 @@ describe('noteDue', () => {
     state.failing = false;
     await noteDue(conn, [note('ep_c', 1)]);
     expect(Object.fromEntries(bounds)).toEqual({ '202612:ep_a': 5, '202612:ep_b': 7, '202612:ep_c': 1 });
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 1 });
+  });
+
+  it('lowers each tenant’s bound to its earliest note after its entries, and writes no tenant when no entry was lowered or made', async () => {
+    const { conn, tenants, state } = dueQueue();
+    await noteDue(conn, [note('ep_a', 50), note('ep_b', 40), note('ep_c', 60, 'org_2')]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 40, 'org_2/live': 60 });
+    expect(state.tenantWrites).toBe(1);
+    // A backlog: each entry's bound is already lower than the new deliveries' — the tenants are not written at all.
+    await noteDue(conn, [note('ep_a', 70), note('ep_c', 61, 'org_2')]);
+    expect(state.tenantWrites).toBe(1);
+    // One entry lowered: its tenant's bound follows (a $min: org_1's stays 40).
+    await noteDue(conn, [note('ep_c', 55, 'org_2'), note('ep_a', 45)]);
+    expect(state.tenantWrites).toBe(2);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 40, 'org_2/live': 55 });
+  });
+
+  it('a call whose tenants’ write failed after its entries’ writes the tenants with the next call, though its entries then lower nothing', async () => {
+    const { conn, bounds, tenants, state } = dueQueue();
+    state.tenantsFailing = true;
+    await expect(noteDue(conn, [note('ep_a', 5)])).rejects.toThrow('failing over');
+    expect(bounds.get('202612:ep_a')).toBe(5);
+    expect(tenants.size).toBe(0);
+    state.tenantsFailing = false;
+    await noteDue(conn, [note('ep_a', 9)]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
   });
 });

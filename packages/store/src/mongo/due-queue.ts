@@ -1,25 +1,32 @@
-import type { Tenant } from '@wirehook/core';
+import { type Tenant, tenantKey } from '@wirehook/core';
 import type { MongoConnection } from './connection.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 
-// The due queue's first level: `due_endpoints`, one document per endpoint and month (
-// deliveries live in monthly collections, and an entry addresses one of them), `dueAt` a lower
-// bound of the earliest `dueAt` among that endpoint's deliveries in that month's due index. A sweep reads
-// a page of endpoints whose bound has come, then each one's first entries (delivery-claim.ts):
-// O(page) documents whatever the backlog, and an endpoint's backlog takes its share, never the page.
+// The due queue, in two levels above the deliveries' due index. `due_endpoints`: one document per
+// endpoint and month (deliveries live in monthly collections, and an entry addresses one of them),
+// `dueAt` a lower bound of the earliest `dueAt` among that endpoint's deliveries in that month's due
+// index. `due_tenants`: one document per tenant, `dueAt` a lower bound of its entries' bounds. A
+// sweep reads a page of tenants whose bound has come, a batch of each one's entries, then each
+// entry's first deliveries (delivery-claim.ts): O(page) documents whatever the backlog; one
+// endpoint's backlog takes its share, never the page, and one tenant's endpoints its share of
+// the sweep, never the tenants behind it.
 //
 // Who writes it, and why no wake-up is lost:
 // - Whoever makes a delivery due (a new message, a retry, a release, a resume, a lane's hand-over,
-//   a recovery) calls noteDue AFTER its transaction commits: `$min` of the delivery's dueAt. A
-//   `$min` that lowers nothing writes nothing (no oplog entry), so an endpoint with a backlog is
-//   not a document every delivery writes; it is written when its bound moves.
-// - A sweep takes an endpoint by setting its bound a little ahead (compare-and-set on the value
-//   it read), reads its first entries, then moves the bound to what they say (compare-and-set on
-//   the value it set) and reads the first entry again: a delivery committed before its noteDue
-//   and after the sweep's read is seen by that second read (committed before the $min, which
-//   comes after the move or was a no-op against the sweep's value), and the bound goes back
-//   down to it.
+//   a recovery) calls noteDue AFTER its transaction commits: `$min` of the delivery's dueAt into
+//   its entry, then — only when that lowered or made an entry — into its tenant's bound. A `$min`
+//   that lowers nothing writes nothing (no oplog entry), and with a backlog the entry's bound is
+//   already lower: neither level is a document every delivery writes.
+// - A sweep takes a tenant, then each entry it reads, by setting the bound a little ahead
+//   (compare-and-set on the value it read), reads the entry's first deliveries, then moves the
+//   entry's bound to what they say (compare-and-set on the value it set) and reads the first
+//   delivery again: a delivery committed before its noteDue and after the sweep's read is seen by
+//   that second read (committed before the $min, which comes after the move or was a no-op
+//   against the sweep's value), and the bound goes back down to it. Last, it reads the tenant's
+//   lowest entry and moves the tenant's bound there (compare-and-set on the value it set; when a
+//   `$min` lowered it meanwhile, `$min` of what it read): an entry lowered after that read has its
+//   tenant's `$min` after it (noteDue's order), so the tenant's bound stays at most its entries'.
 // - A process that dies between a commit and its noteDue leaves a delivery under a bound too
 //   high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS) lowers the bounds of the
 //   endpoints at the head of the store-wide due index, so it is served in due order at worst.
@@ -56,7 +63,7 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
   const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
   if (earliest.size === 0) return;
   try {
-    await conn.dueEndpoints.bulkWrite(
+    const entries = await conn.dueEndpoints.bulkWrite(
       [...earliest.values()].map((n) => {
         const q = P.dueEndpoint(dueEntryId(n.month, n.endpointId));
         return {
@@ -70,6 +77,9 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
       }),
       { ordered: false, comment: P.dueEndpoint.planName },
     );
+    // The tenants' bounds after their entries' (the sweep's order relies on it), and only when an
+    // entry was lowered or made (or a failed call's notes are carried: its entries may have been).
+    if (carried !== undefined || entries.modifiedCount + entries.upsertedCount > 0) await lowerTenants(conn, [...earliest.values()]);
   } catch (err) {
     // Written again with the next call: a $min twice is the same as once. With what other calls
     // failing meanwhile left (they ran beside this one): merged, never one call's over another's.
@@ -77,6 +87,29 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
     unwritten.set(conn, [...earliestOf([...meanwhile, ...earliest.values()]).values()].slice(0, UNWRITTEN_CAP));
     throw err;
   }
+}
+
+/** `$min` of each tenant's earliest of `notes` into its bound (creating it if needed), in one unordered bulk write. */
+export async function lowerTenants(conn: MongoConnection, notes: readonly { orgId: string; env: Tenant['env']; dueAt: number }[]): Promise<void> {
+  const earliest = new Map<string, (typeof notes)[number]>();
+  for (const n of notes) {
+    const key = tenantKey(n);
+    const seen = earliest.get(key);
+    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(key, n);
+  }
+  if (earliest.size === 0) return;
+  await conn.dueTenants.bulkWrite(
+    [...earliest].map(([key, n]) => {
+      const q = P.dueTenant(key);
+      return { updateOne: { filter: q.filter, update: lowerTenantTo(n, n.dueAt), upsert: true, hint: q.options.hint } };
+    }),
+    { ordered: false, comment: P.dueTenant.planName },
+  );
+}
+
+/** The update that lowers a tenant's bound to `dueAt` (an upsert makes it). */
+export function lowerTenantTo(t: { orgId: string; env: Tenant['env'] }, dueAt: number) {
+  return { $min: { dueAt }, $setOnInsert: { orgId: t.orgId, env: t.env } };
 }
 
 /** Each entry's earliest note of `notes`, by entry. */

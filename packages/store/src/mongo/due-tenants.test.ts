@@ -4,8 +4,8 @@
 // matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { DUE_ENDPOINTS_PAGE, dueDeliveries, sharePerTenant, withinShares } from './delivery-claim.ts';
-import { dueEntryId } from './due-queue.ts';
+import { dueDeliveries, sharePerTenant, withinShares } from './delivery-claim.ts';
+import { dueEntryId, noteDue } from './due-queue.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
@@ -37,7 +37,7 @@ function sorted(docs: Doc[], sort: Record<string, 1 | -1> | undefined): Doc[] {
   });
 }
 
-function collection(docs: Doc[], counts: { writes: number; finds?: number }) {
+function collection(docs: Doc[], counts: { writes: number; finds?: number; read?: number }) {
   return {
     find: (filter: Doc, options: { sort?: Record<string, 1 | -1> } = {}) => {
       if (counts.finds !== undefined) counts.finds++;
@@ -47,22 +47,32 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number }) {
           limit = n;
           return cursor;
         },
-        toArray: async () =>
-          sorted(
+        toArray: async () => {
+          const found = sorted(
             docs.filter((d) => matches(d, filter)),
             options.sort,
           )
             .slice(0, limit)
-            .map((d) => ({ ...d })),
+            .map((d) => ({ ...d }));
+          if (counts.read !== undefined) counts.read += found.length;
+          return found;
+        },
       };
       return cursor;
     },
-    updateOne: async (filter: Doc, update: { $set: Doc }) => {
+    updateOne: async (filter: Doc, update: { $set?: Doc; $min?: { dueAt: number }; $setOnInsert?: Doc }, options: { upsert?: boolean } = {}) => {
       const doc = docs.find((d) => matches(d, filter));
-      if (doc === undefined) return { modifiedCount: 0 };
+      if (doc === undefined) {
+        if (options.upsert !== true) return { matchedCount: 0, modifiedCount: 0 };
+        counts.writes++;
+        docs.push({ ...filter, ...update.$setOnInsert, ...update.$set, ...update.$min });
+        return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+      }
+      const min = update.$min;
+      if (min !== undefined && min.dueAt >= (doc['dueAt'] as number)) return { matchedCount: 1, modifiedCount: 0 };
       counts.writes++;
-      Object.assign(doc, update.$set);
-      return { modifiedCount: 1 };
+      Object.assign(doc, update.$set, min);
+      return { matchedCount: 1, modifiedCount: 1 };
     },
     deleteOne: async (filter: Doc) => {
       const i = docs.findIndex((d) => matches(d, filter));
@@ -70,27 +80,51 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number }) {
       return { deletedCount: i >= 0 ? 1 : 0 };
     },
     bulkWrite: async (ops: { updateOne: { filter: Doc; update: { $min: { dueAt: number }; $setOnInsert: Doc } } }[]) => {
+      let modifiedCount = 0;
+      let upsertedCount = 0;
       for (const { updateOne } of ops) {
         const doc = docs.find((d) => matches(d, updateOne.filter));
-        if (doc === undefined) docs.push({ ...updateOne.filter, ...updateOne.update.$setOnInsert, dueAt: updateOne.update.$min.dueAt });
-        else if (updateOne.update.$min.dueAt < (doc['dueAt'] as number)) doc['dueAt'] = updateOne.update.$min.dueAt;
+        if (doc === undefined) {
+          upsertedCount++;
+          docs.push({ ...updateOne.filter, ...updateOne.update.$setOnInsert, dueAt: updateOne.update.$min.dueAt });
+        } else if (updateOne.update.$min.dueAt < (doc['dueAt'] as number)) {
+          modifiedCount++;
+          doc['dueAt'] = updateOne.update.$min.dueAt;
+        }
       }
-      return {};
+      return { modifiedCount, upsertedCount };
     },
   };
 }
 
-/** A store of `endpoints` (one tenant each as given), each with one delivery due at its `dueAt`. */
+/**
+ * A store of `endpoints` (one tenant each as given), each with one delivery due at its `dueAt`,
+ * and each tenant's bound its endpoints' earliest (as noteDue leaves them).
+ */
 function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
-  const queueCounts = { writes: 0, finds: 0 };
+  const queueCounts = { writes: 0, finds: 0, read: 0 };
+  const tenantCounts = { writes: 0, finds: 0, read: 0 };
   const ownWrites = { writes: 0 };
   /** Writes across collections. */
   const counts = {
     get writes() {
-      return queueCounts.writes + ownWrites.writes;
+      return queueCounts.writes + tenantCounts.writes + ownWrites.writes;
+    },
+    get tenantWrites() {
+      return tenantCounts.writes;
+    },
+    /** Documents the queue's two levels returned (what a covered read of their indexes would examine, about). */
+    get queueRead() {
+      return queueCounts.read + tenantCounts.read;
     },
   };
   const queue: Doc[] = endpoints.map((e) => ({ _id: dueEntryId(MONTH, e.id), orgId: e.orgId, env: 'live', endpointId: e.id, month: MONTH, dueAt: e.dueAt }));
+  const tenants: Doc[] = [];
+  for (const e of endpoints) {
+    const t = tenants.find((d) => d['orgId'] === e.orgId);
+    if (t === undefined) tenants.push({ _id: `${e.orgId}/live`, orgId: e.orgId, env: 'live', dueAt: e.dueAt });
+    else t['dueAt'] = Math.min(t['dueAt'] as number, e.dueAt);
+  }
   const deliveries: Doc[] = endpoints.map((e) => ({
     _id: `dlv_${e.id}`,
     endpointId: e.id,
@@ -102,13 +136,15 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
     dueAt: e.dueAt,
   }));
   const eps: Doc[] = endpoints.map((e) => ({ _id: e.id, status: 'active' }));
+  const bucket = { deliveries: collection(deliveries, ownWrites) };
   const conn = {
     dueEndpoints: collection(queue, queueCounts),
+    dueTenants: collection(tenants, tenantCounts),
     endpoints: collection(eps, ownWrites),
-    bucket: () => ({ deliveries: collection(deliveries, ownWrites) }),
+    bucket: () => bucket,
     months: async () => [MONTH],
   } as unknown as MongoConnection;
-  return { conn, counts, queue, deliveries, queueFinds: () => queueCounts.finds };
+  return { conn, counts, queue, tenants, deliveries, eps, queueFinds: () => queueCounts.finds + tenantCounts.finds };
 }
 
 const busyEndpoints = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ep_busy_${String(i).padStart(4, '0')}`, orgId: 'org_busy', dueAt: 1 + i }));
@@ -132,19 +168,22 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
   });
 
   it('a tenant with 500 endpoints due: the call lists 2 of it (a share of 2) and the tenant behind, writing only what it takes', async () => {
-    // A call of limit 4 reads at most ⌈4 / 64⌉ + 8 = 9 pages (576 entries): the quiet tenant's lies within them.
-    expect(DUE_ENDPOINTS_PAGE).toBe(64);
-    const { conn, counts, queue } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const { conn, counts, queue, tenants } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const listed = await dueDeliveries(conn, 10_000, 4, 1, 2);
     expect(listed.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
-    // Taken and moved: 2 writes for each of the 3 entries taken; the 498 passed over kept their bounds (their order).
-    expect(counts.writes).toBe(3 * 2);
+    // Each tenant taken and moved back (2 writes each), 2 writes for each of the 3 entries taken; the 498 passed over
+    // kept their bounds (their order), and each tenant's bound is its lowest entry's again.
+    expect(counts.writes).toBe(2 * 2 + 3 * 2);
     expect(queue.filter((e) => e['orgId'] === 'org_busy').map((e) => e['dueAt'])).toEqual(busyEndpoints(500).map((e) => e.dueAt));
+    expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([
+      ['org_busy/live', 1],
+      ['org_quiet/live', 1_000],
+    ]);
     // The next call, nothing sent meanwhile: the same answer.
     expect((await dueDeliveries(conn, 10_001, 4, 1, 2)).map((d) => d.id)).toEqual(listed.map((d) => d.id));
   });
 
-  it('without a share (perTenant unset: the limit, 4), the busy tenant’s oldest 4 fill the page and the quiet one waits', async () => {
+  it('without a share (perTenant unset: the limit, 4), the busy tenant’s oldest 4 fill the call; the page’s other tenant is read beside it', async () => {
     const { conn, counts } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     expect((await dueDeliveries(conn, 10_000, 4, 1)).map((d) => d.id)).toEqual([
       'dlv_ep_busy_0000',
@@ -152,11 +191,12 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       'dlv_ep_busy_0002',
       'dlv_ep_busy_0003',
     ]);
-    // Only the 4 it lists are taken and moved (a page of 64 taken would be 128 writes).
-    expect(counts.writes).toBe(4 * 2);
+    // Only the 4 entries its share has room for are taken of the busy tenant (its batch of 4 + 7 read, 64 taken would be 128
+    // writes), and the quiet tenant's one (a page's tenants are read side by side), each tenant taken and moved back.
+    expect(counts.writes).toBe(2 * 2 + (4 + 1) * 2);
   });
 
-  it('a tenant whose oldest entries are stale (their deliveries leased since): the call takes its next entries of the page, not none', async () => {
+  it('a tenant whose oldest entries are stale (their deliveries leased since): the call takes its next entries of the batch, not none', async () => {
     const { conn, deliveries } = store([...busyEndpoints(300), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const now = 10_000;
     expect((await dueDeliveries(conn, now, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
@@ -165,7 +205,7 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect((await dueDeliveries(conn, now + 1, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0002', 'dlv_ep_busy_0003']);
   });
 
-  it('64 stale entries ahead of a tenant one short of its share: two rounds of takes, not one an entry', async () => {
+  it('64 stale entries ahead of a tenant one short of its share: batches that double, each in two rounds of takes, not one an entry', async () => {
     const { conn, deliveries, queueFinds } = store(busyEndpoints(200));
     const now = 10_000;
     // The first 64 endpoints' deliveries leased since their bounds were set: each entry gives nothing.
@@ -175,9 +215,14 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     const find = endpointReads.find;
     endpointReads.find = (...args: unknown[]) => (statusReads++, find(...args));
     expect((await dueDeliveries(conn, now, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0064']);
-    // Page 1: a round of 1, then the other 63 at once; page 2: its first entry. A status read a round.
-    expect(statusReads).toBeLessThanOrEqual(2 + 1);
-    expect(queueFinds()).toBeLessThanOrEqual(9 * 2);
+    // Batches of 8, 16, 32 and 64 entries (120 ≥ 65), each a round of 1 then the rest at once: a status read a round.
+    expect(statusReads).toBe(4 * 2);
+    // The tenants' page; a batch's tie and rest each; the tenant's lowest entry.
+    expect(queueFinds()).toBeLessThanOrEqual(1 + 4 * 2 + 1);
+    // The call after it: the stale bounds were moved to their leases' ends, so the tenant's first batch finds a due one.
+    statusReads = 0;
+    expect((await dueDeliveries(conn, now + 1, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0064']);
+    expect(statusReads).toBe(1);
   });
 
   it('entries another dispatcher won (its compare-and-set first) are no reason for a second round: that sweep reads them', async () => {
@@ -188,28 +233,128 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     const tried: string[] = [];
     queue.updateOne = async (filter, update) => {
       tried.push(filter._id);
-      // The first page's entries: taken by another dispatcher just before.
+      // The first 64 entries: taken by another dispatcher just before.
       if (Number(filter._id.slice(-4)) < 64) return { modifiedCount: 0 };
       return updateOne(filter, update);
     };
-    expect((await dueDeliveries(conn, 10_000, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0064']);
-    // Of the first page, only the one its share had room for was tried.
-    expect(tried.filter((id) => Number(id.slice(-4)) < 64)).toEqual(['202612:ep_busy_0000']);
+    expect((await dueDeliveries(conn, 10_000, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0120']);
+    // Of each batch (8, 16, 32, 64 entries), only the one its share had room for was tried.
+    expect(tried.filter((id) => Number(id.slice(-4)) < 64)).toEqual([
+      '202612:ep_busy_0000',
+      '202612:ep_busy_0008',
+      '202612:ep_busy_0024',
+      '202612:ep_busy_0056',
+    ]);
   });
 
   it('a tenant the caller skips (its share full) is passed over with no write; the tenant behind it is listed', async () => {
     const { conn, counts, queueFinds } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const listed = await dueDeliveries(conn, 10_000, 4, 1, 2, [{ orgId: 'org_busy' as never, env: 'live' }]);
     expect(listed.map((d) => d.id)).toEqual(['dlv_ep_quiet']);
-    // The quiet tenant's entry taken and moved: 2 writes; none of the 500.
-    expect(counts.writes).toBe(2);
-    // Its reads: the 9 pages of the call, at most 2 finds each (the tie of a page's last bound, then the rest).
-    expect(queueFinds()).toBeLessThanOrEqual(9 * 2);
+    // The quiet tenant taken and moved back, its entry taken and moved: 4 writes; none of the busy tenant or its 500.
+    expect(counts.writes).toBe(2 + 2);
+    // The tenants' page, the quiet tenant's batch and its lowest entry: no read of the busy tenant's entries.
+    expect(queueFinds()).toBe(3);
   });
 
-  it('behind more of one tenant’s endpoints than a call’s pages hold, another tenant is not listed (the tenant level this queue lacks)', async () => {
-    const { conn, counts } = store([...busyEndpoints(700), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
-    expect((await dueDeliveries(conn, 10_000, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001']);
-    expect(counts.writes).toBe(2 * 2);
+  it('behind 20,000 of one tenant’s endpoints due, another tenant is listed, reading a bounded number of the queue’s documents', async () => {
+    const { conn, counts } = store([...busyEndpoints(20_000), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 30_000 }]);
+    expect((await dueDeliveries(conn, 40_000, 4, 1, 2)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
+    // 2 tenants, a batch of 2 + 7 and one of 1 (each read 1 more for its lowest entry after): 12, not the 20,000.
+    expect(counts.queueRead).toBe(2 + (9 + 1) + (1 + 1));
+  });
+
+  it('a noteDue while a sweep holds the tenant: its bound ends at most the new entry’s (the lower of the two stands)', async () => {
+    const { conn, tenants } = store(busyEndpoints(3));
+    const deliveries = conn.bucket('202612').deliveries as unknown as { find: (...args: unknown[]) => unknown };
+    const find = deliveries.find;
+    let noted: Promise<void> | undefined;
+    deliveries.find = (...args: unknown[]) => {
+      // A new message for another endpoint of the tenant, committed and noted while the sweep reads.
+      noted ??= noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_new', month: MONTH, dueAt: 0 }]);
+      return find(...args);
+    };
+    await dueDeliveries(conn, 10_000, 1, 1, 1);
+    await noted;
+    expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
+    // The same, the note landing after the sweep read the tenant's lowest entry and before it moved the bound back.
+    const second = store(busyEndpoints(3));
+    const firstEntry = second.conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (n: number) => { toArray: () => Promise<Doc[]> } } };
+    const read = firstEntry.find;
+    let reads = 0;
+    let late: Promise<void> | undefined;
+    firstEntry.find = (...args: unknown[]) => {
+      const cursor = read(...args);
+      // The settle's read of the lowest entry is the call's second of the entries (the batch's first): the note lands after it.
+      if (++reads !== 2) return cursor;
+      return {
+        limit: (n: number) => ({
+          toArray: async () => {
+            const found = await cursor.limit(n).toArray();
+            late = noteDue(second.conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_new', month: MONTH, dueAt: 0 }]);
+            await late;
+            return found;
+          },
+        }),
+      };
+    };
+    await dueDeliveries(second.conn, 10_000, 1, 1, 1);
+    expect(late).toBeDefined();
+    expect(second.tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
+  });
+
+  it('a note whose entry waits for its write while a sweep reads the tenant: the tenant is lowered after the entry, so it ends at the entry', async () => {
+    const { conn, tenants } = store(busyEndpoints(3));
+    const entries = conn.dueEndpoints as unknown as { bulkWrite: (ops: unknown[]) => Promise<unknown> };
+    const write = entries.bulkWrite;
+    let release = () => {};
+    const wait = new Promise<void>((resolve) => (release = resolve));
+    entries.bulkWrite = async (ops) => (await wait, write(ops));
+    const noted = noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_new', month: MONTH, dueAt: 0 }]);
+    // The sweep runs its whole course while the entry is not yet written (its tenant must not be lowered before it).
+    expect((await dueDeliveries(conn, 10_000, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000']);
+    release();
+    await noted;
+    expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
+  });
+
+  it('a tenant another sweep took meanwhile (after a note lowered it): this sweep’s entries still lower its bound', async () => {
+    const { conn, tenants, deliveries } = store(busyEndpoints(3));
+    const now = 10_000;
+    const endpointsRead = conn.endpoints as unknown as { find: (...args: unknown[]) => unknown };
+    const find = endpointsRead.find;
+    endpointsRead.find = (...args: unknown[]) => {
+      // Another dispatcher's sweep, half a second later, took the tenant (a note had lowered it) and holds it: its seek may
+      // have read this sweep's entry while held, so only this sweep's $min brings the bound down to that entry.
+      const t = tenants.find((d) => d['_id'] === 'org_busy/live')!;
+      t['dueAt'] = now + 500 + 10_000;
+      return find(...args);
+    };
+    // This sweep hands ep_busy_0000's delivery out; it is not claimed, so its entry goes back to its due time, 1.
+    expect((await dueDeliveries(conn, now, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000']);
+    expect(deliveries[0]!['dueAt']).toBe(1);
+    expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(1);
+  });
+
+  it('a tenant none of whose entries is left loses its bound; a note after makes it again', async () => {
+    const { conn, tenants, queue, eps } = store(busyEndpoints(1));
+    // Its endpoint deleted, nothing of it left: the sweep deletes the entry (nextBound: gone), then the tenant.
+    eps.splice(0, 1);
+    const deliveries = conn.bucket('202612').deliveries as unknown as { find: (...args: unknown[]) => { limit: (n: number) => unknown } };
+    deliveries.find = () => ({ limit: () => ({ toArray: async () => [] }) });
+    expect(await dueDeliveries(conn, 10_000, 1, 1, 1)).toEqual([]);
+    expect(queue).toEqual([]);
+    expect(tenants).toEqual([]);
+    await noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_next', month: MONTH, dueAt: 5 }]);
+    expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([['org_busy/live', 5]]);
+  });
+
+  it('70 tenants of one endpoint each, limit 70: two pages of tenants in bound order, each tenant’s one', async () => {
+    const many = Array.from({ length: 70 }, (_, i) => ({ id: `ep_${String(i).padStart(2, '0')}`, orgId: `org_${String(i).padStart(2, '0')}`, dueAt: 100 - i }));
+    const { conn } = store(many);
+    const listed = await dueDeliveries(conn, 10_000, 70, 1, 1);
+    expect(listed.map((d) => d.id)).toEqual([...many].reverse().map((e) => `dlv_${e.id}`));
+    // A limit of 3: the 3 oldest, though the first page holds 64 tenants.
+    expect((await dueDeliveries(conn, 10_001, 3, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_69', 'dlv_ep_68', 'dlv_ep_67']);
   });
 });

@@ -153,9 +153,11 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { headId: 1 }, name: 'delivery_lanes_open', partialFilterExpression: { headId: { $type: 'string' } } },
     { key: { lastUsedAt: 1 }, name: 'delivery_lanes_idle' },
   ],
-  // The due queue's first level: one document per endpoint that has (or had) due work, by the
-  // earliest `dueAt` it may have (delivery-claim.ts): a sweep reads a page of these, never the backlog.
-  [COLLECTIONS.dueEndpoints]: [{ key: { dueAt: 1, _id: 1 }, name: 'due_endpoints_due' }],
+  // The due queue's two levels (due-queue.ts): one document per tenant, by the earliest `dueAt`
+  // its endpoints may have; one per endpoint and month, by tenant, then the earliest `dueAt` it may
+  // have. A sweep reads a page of tenants, then a batch of each one's endpoints, never the backlog.
+  [COLLECTIONS.dueTenants]: [{ key: { dueAt: 1, _id: 1 }, name: 'due_tenants_due' }],
+  [COLLECTIONS.dueEndpoints]: [{ key: { orgId: 1, env: 1, dueAt: 1, _id: 1 }, name: 'due_endpoints_tenant' }],
   // The walks asked to run again, by when (held-recheck.ts): a few a minute, each removed when it starts.
   [COLLECTIONS.endpointRechecks]: [{ key: { at: 1, _id: 1 }, name: 'endpoint_rechecks_at' }],
   [COLLECTIONS.attempts]: [

@@ -51,6 +51,8 @@ function database(
     /** The deliveries' batch updates: the first `unconfirmed` not confirmed by a majority in time; told as one never answers. */
     unconfirmed?: number;
     onBatchUnanswered?: () => void;
+    /** The due queue's entries (`due_endpoints`) of a layout-4 database, by _id: their tenants get bounds (layout 5). */
+    dueEntries?: { _id: string; orgId: string; env: string; dueAt: number }[];
   } = {},
 ) {
   const writes: string[] = [];
@@ -97,6 +99,9 @@ function database(
     },
   });
   const none = { find: () => ({ limit: () => ({ toArray: async () => [] }) }), dropIndex: async () => {} };
+  const tenantBounds = new Map<string, number>();
+  const dueIndexesDropped: string[] = [];
+  let dueEntryPages = 0;
   /** Endpoints the due queue's backfill has read (the months' stand-in: `endpoints` with due work, each without a first due entry). */
   let endpointsRead = 0;
   const endpoint = (n: number) => numbered('ep_', n);
@@ -261,6 +266,33 @@ function database(
         }),
       },
     }),
+    // The due queue's entries, walked by _id in pages (backfillDueTenants); the tenants' bounds as `$min` leaves them.
+    dueEndpoints: {
+      find: (filter: { _id: { $gt: string } }, o: { hint?: unknown; sort?: unknown }) => {
+        if (JSON.stringify(o.hint) !== '{"_id":1}' || JSON.stringify(o.sort) !== '{"_id":1}') throw new Error(`not a walk of _id: ${JSON.stringify(o)}`);
+        return {
+          limit: (limit: number) => ({
+            toArray: async () => {
+              dueEntryPages++;
+              return (options.dueEntries ?? []).filter((e) => e._id > filter._id.$gt).slice(0, limit);
+            },
+          }),
+        };
+      },
+      dropIndex: async (name: string) => {
+        dueIndexesDropped.push(name);
+        throw new MongoServerError({ codeName: 'IndexNotFound', errmsg: `index not found with name [${name}]` });
+      },
+    },
+    dueTenants: {
+      bulkWrite: async (ops: { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } }[]) => {
+        for (const { updateOne } of ops) {
+          const seen = tenantBounds.get(updateOne.filter._id) ?? Number.POSITIVE_INFINITY;
+          tenantBounds.set(updateOne.filter._id, Math.min(seen, updateOne.update.$min.dueAt));
+        }
+        return { modifiedCount: ops.length, upsertedCount: 0 };
+      },
+    },
     jobLeases: {
       // The take's pipeline (leaseTakeUpdate): the holder as a literal, the end the server's time plus the length.
       // Taken: the pipeline's holder when its rule holds (`$cond: [rule, { $literal: holder }, '$holder']`).
@@ -306,6 +338,9 @@ function database(
     holdRanges,
     progress,
     bucketsAsked: conn.bucketsAsked,
+    tenantBounds,
+    dueIndexesDropped,
+    dueEntryPages: () => dueEntryPages,
   };
 }
 
@@ -316,6 +351,32 @@ describe('upgradeLayout', () => {
     const db = database([3]);
     await upgrade(db.conn);
     expect(db.writes).toEqual(['lease taken', `version ${SCHEMA_VERSION}`, 'lease given up (0, by its holder: true)']);
+  });
+
+  it('a layout-4 database: each tenant with due entries gets its bound, the least of its entries’, a page of 10,000 entries at a time', async () => {
+    const entries = Array.from({ length: 25_000 }, (_, i) => ({
+      _id: `202612:ep_${String(i).padStart(6, '0')}`,
+      orgId: `org_${i % 3}`,
+      env: i % 2 === 0 ? 'live' : 'test',
+      dueAt: 1_000_000 - i,
+    }));
+    const db = database([4], { dueEntries: entries });
+    await upgrade(db.conn);
+    // Six tenants (3 organizations × 2 environments), each at its last entry's bound (the walk's least).
+    expect(Object.fromEntries(db.tenantBounds)).toEqual({
+      'org_0/live': 1_000_000 - 24_996,
+      'org_1/test': 1_000_000 - 24_997,
+      'org_2/live': 1_000_000 - 24_998,
+      'org_0/test': 1_000_000 - 24_999,
+      'org_1/live': 1_000_000 - 24_994,
+      'org_2/test': 1_000_000 - 24_995,
+    });
+    // Pages of 10,000, 10,000, 5,000, then the empty one that ends the walk; the index the tenant level replaced dropped
+    // (gone already here: not an error).
+    expect(db.dueEntryPages()).toBe(4);
+    expect(db.dueIndexesDropped).toEqual(['due_endpoints_due']);
+    // The lease renewed after each page (a renewal is a take by its holder).
+    expect(db.writes).toEqual(['lease taken', ...Array(3).fill('lease taken'), `version ${SCHEMA_VERSION}`, 'lease given up (0, by its holder: true)']);
   });
 
   it('a new database (no version, no single collections): the version written at once, nothing migrated', async () => {

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isDuplicateKey, isFailoverError } from './errors.ts';
 import { type Collection, type Db, type Document, ReadPreference, type UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
-import { nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { lowerTenants, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { ensureBucketIndexes, INDEXES } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
@@ -23,7 +23,7 @@ import { UpgradeLease } from './upgrade-lease.ts';
 // older shape (docs/operations.md, "Upgrades": stop every process first).
 
 /** The layout this version reads and writes. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const LEASE = 'schema-upgrade';
 const LEASE_MS = 120_000;
@@ -92,6 +92,7 @@ export async function upgradeLayout(conn: MongoConnection, where: string, log: (
           }
           if (single.length > 0) await adoptSingleCollections(primary, Date.now(), renew, log, signal);
           await backfillDueQueue(primary, renew, signal);
+          await backfillDueTenants(primary, renew, signal);
           // The version, and the record of the batches taken away in the same write.
           const v = UPGRADE_PLANS.layout();
           const version = { $max: { version: SCHEMA_VERSION }, $set: { at: Date.now() }, $unset: { upgrade: '' as const } };
@@ -604,6 +605,34 @@ async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void
       if (++n % 1_000 === 0) await renew();
     }
   }
+}
+
+/**
+ * Gives every tenant with entries in `due_endpoints` its `due_tenants` bound (layout 5), at most
+ * its entries' least: a walk of the entries by _id, UPGRADE_BATCH at a time (one document per
+ * endpoint and month with due work, never the backlog), each batch's tenants lowered by `$min`
+ * in one bulk write — idempotent, so a takeover walks again from the start. Then drops the
+ * index the tenant level replaced (every bound's move wrote it).
+ */
+async function backfillDueTenants(conn: MongoConnection, renew: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  for (let after = ''; ; ) {
+    const q = UPGRADE_PLANS.dueEntriesPage(after);
+    const page = await unlessAborted(
+      conn.dueEndpoints
+        .find(q.filter, { ...q.options, projection: { orgId: 1, env: 1, dueAt: 1 } })
+        .limit(UPGRADE_BATCH)
+        .toArray(),
+      signal,
+    );
+    if (page.length === 0) break;
+    await unlessAborted(lowerTenants(conn, page), signal);
+    after = page[page.length - 1]!._id;
+    await renew();
+  }
+  const dropped = conn.dueEndpoints.dropIndex('due_endpoints_due').catch((err: unknown) => {
+    if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
+  });
+  await unlessAborted(dropped, signal);
 }
 
 /**

@@ -350,6 +350,15 @@ async function seed(db: ReturnType<MongoClient['db']>): Promise<{ now: number; m
   }
   await db.collection('endpoints').insertMany(endpoints);
   await db.collection('due_endpoints').insertMany(due);
+  // Each tenant's bound, its entries' least (as noteDue leaves it).
+  const tenants = new Map<string, { _id: string; orgId: unknown; env: unknown; dueAt: number }>();
+  for (const e of due) {
+    const key = `${String(e['orgId'])}/${String(e['env'])}`;
+    const seen = tenants.get(key);
+    if (seen === undefined || (e['dueAt'] as number) < seen.dueAt)
+      tenants.set(key, { _id: key, orgId: e['orgId'], env: e['env'], dueAt: e['dueAt'] as number });
+  }
+  await db.collection<{ _id: string }>('due_tenants').insertMany([...tenants.values()]);
   await db.collection(bucketName(COLLECTIONS.deliveries, month)).insertMany(deliveries);
   await db.collection(bucketName(COLLECTIONS.attempts, month)).insertMany(attempts);
   return { now, month };

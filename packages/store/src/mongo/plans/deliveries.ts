@@ -119,23 +119,57 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     }),
     example: ['ep_1'],
   }),
-  /** The due queue's first level: endpoints whose earliest due time has come, oldest first. */
-  dueEndpoints: planSpec({
-    collection: COLLECTIONS.dueEndpoints,
-    index: 'due_endpoints_due',
-    examines: '≤ limit (DUE_ENDPOINTS_PAGE): a range walk of due_endpoints_due after the previous page; one document per endpoint',
+  /** The due queue's tenant level: tenants whose earliest due time has come, oldest first. */
+  dueTenants: planSpec({
+    collection: COLLECTIONS.dueTenants,
+    index: 'due_tenants_due',
+    examines: '≤ limit (DUE_TENANTS_PAGE): a range walk of due_tenants_due after the previous page; one document per tenant',
     maxExamined: (n) => n + 1,
     build: (now: number, after: number = Number.MIN_SAFE_INTEGER) => ({ filter: { dueAt: { $gt: after, $lte: now } }, sort: { dueAt: 1, _id: 1 } }),
     example: [2, 1],
   }),
-  /** The rest of a page's last bound: endpoints with the same bound after the last one read. */
-  dueEndpointsTied: planSpec({
-    collection: COLLECTIONS.dueEndpoints,
-    index: 'due_endpoints_due',
-    examines: "≤ limit: one bound's range of due_endpoints_due after an _id",
+  /** The rest of a page's last bound: tenants with the same bound after the last one read. */
+  dueTenantsTied: planSpec({
+    collection: COLLECTIONS.dueTenants,
+    index: 'due_tenants_due',
+    examines: "≤ limit: one bound's range of due_tenants_due after an _id",
     maxExamined: (n) => n + 1,
     build: (dueAt: number, after: string) => ({ filter: { dueAt, _id: { $gt: after } }, sort: { _id: 1 } }),
-    example: [1, 'ep_1'],
+    example: [1, 'org_1/live'],
+  }),
+  /** A tenant's bound by id: `$min` a due time into it (upsert), take it from the value a sweep read, or move it back. */
+  dueTenant: planSpec({
+    collection: COLLECTIONS.dueTenants,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { dueAt: 'the value the sweep read or set: a compare-and-set on the one document _id found' },
+    build: (tenant: string, from?: number) => ({ filter: from === undefined ? { _id: tenant } : { _id: tenant, dueAt: from } }),
+    example: ['org_1/live', 1],
+  }),
+  /** One tenant's endpoints whose bound has come (due by `now`), oldest first: a batch of a sweep, or (limit 1, `now` DUE_NEVER) its first. */
+  tenantDueEndpoints: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: 'due_endpoints_tenant',
+    examines: "≤ limit (a tenant's batch, ≤ DUE_ENDPOINTS_PAGE; 1 for its first): one tenant's range of due_endpoints_tenant after the previous batch",
+    maxExamined: (n) => n + 1,
+    build: (t: { orgId: string; env: string }, now: number, after: number = Number.MIN_SAFE_INTEGER) => ({
+      filter: { orgId: t.orgId, env: t.env, dueAt: { $gt: after, $lte: now } },
+      sort: { dueAt: 1, _id: 1 },
+    }),
+    example: [T, 2, 1],
+  }),
+  /** The rest of a tenant's batch's last bound: its endpoints with the same bound after the last one read. */
+  tenantDueEndpointsTied: planSpec({
+    collection: COLLECTIONS.dueEndpoints,
+    index: 'due_endpoints_tenant',
+    examines: "≤ limit: one tenant's one bound's range of due_endpoints_tenant after an _id",
+    maxExamined: (n) => n + 1,
+    build: (t: { orgId: string; env: string }, dueAt: number, after: string) => ({
+      filter: { orgId: t.orgId, env: t.env, dueAt, _id: { $gt: after } },
+      sort: { _id: 1 },
+    }),
+    example: [T, 1, '202612:ep_1'],
   }),
   /** An endpoint's queue entry by id: `$min` a due time into it (upsert), or raise it from the value a sweep read. */
   dueEndpoint: planSpec({
