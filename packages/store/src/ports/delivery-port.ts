@@ -197,7 +197,7 @@ export interface DeliveryRepo {
    * cannot send for now): one endpoint's backlog never hides another endpoint's due
    * deliveries, and one tenant's backlog over many endpoints hides another tenant's only beyond
    * what an adapter reads for it (SQLite: 8 pages of the due index, or a walk of every
-   * endpoint's oldest; MongoDB: ⌈limit / 64⌉ + 8 pages of its endpoint queue — docs/semantics.md).
+   * endpoint's oldest; MongoDB: never — a queue of tenants above its queue of endpoints, docs/semantics.md).
    */
   due(now: number, limit: number, perEndpoint: number, perTenant?: number, skip?: readonly Tenant[]): Promise<DueDelivery[]>;
   /**
