@@ -108,6 +108,22 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
   WHERE rank <= ? AND org_id || '/' || env NOT IN (SELECT value FROM json_each(?))
   ORDER BY next_attempt_at LIMIT ?`;
 
+// The tenants' walk (DeliveryRepo.due): tenants in (org, env) order by endpoints_tenant, one seek
+// each; of a tenant not passed over, its endpoints a range at a time by the same index, and each
+// endpoint's oldest due by a seek of (0, endpoint, 0, due) in deliveries_endpoint_queue.
+/** The next tenant with endpoints after (org, env). */
+const NEXT_TENANT = 'SELECT org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env) > (?, ?) ORDER BY org_id, env LIMIT 1';
+/** A range of a tenant's endpoints after an id. */
+const TENANT_ENDPOINTS = 'SELECT id FROM endpoints INDEXED BY endpoints_tenant WHERE org_id = ? AND env = ? AND id > ? ORDER BY id LIMIT ?';
+/** The oldest due of each active endpoint of a JSON array of ids (1st), at most `each` (4th) of each and `limit` (5th) in all. */
+const DUE_OF_ENDPOINTS = `SELECT d.id, d.endpoint_id, d.org_id, d.env FROM json_each(?) j
+  JOIN endpoints e ON e.id = j.value AND e.status = 'active'
+  JOIN deliveries d ON d.rowid IN (
+    SELECT d.rowid FROM deliveries d
+    WHERE d.endpoint_id = e.id AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
+    ORDER BY d.next_attempt_at LIMIT ?)
+  ORDER BY d.next_attempt_at LIMIT ?`;
+
 /** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
 const TENANT_REACH_PAGES = 8;
 /** How long a tenant found alone in the due index is taken to be alone: another tenant's due delivery waits at most this long more. */
@@ -123,6 +139,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   #walkCursor = '';
   /** The tenant the last wider read of due() found alone (a page of its own, and nothing else in 8), and when. */
   #loneTenant: { key: string; at: number } | null = null;
+  /** Where the tenants' walk goes on: a tenant, and its last endpoint read (null: the tenant is done). */
+  #tenantsCursor: { orgId: string; env: string; after: string | null } = { orgId: '', env: '', after: null };
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -144,7 +162,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const capped = capShares(oldest, perEndpoint, perTenant);
     if (oldest.length < limit || capped.length === oldest.length) return capped;
     // Whether an endpoint's cap cut rows (a tenant's share and `skip` aside).
-    const endpointCut = (rows: Row[], cap: number) => capRows(rows, cap, limit, NONE).length < rows.length;
+    // (No tenant cap here: the wider read holds more than `limit` of one tenant, and that is not an endpoint's cut.)
+    const endpointCut = (rows: Row[], cap: number) => capRows(rows, cap, rows.length, NONE).length < rows.length;
     if (!endpointCut(oldest, perEndpoint)) {
       // Only a tenant's share cut the page: the oldest TENANT_REACH_PAGES pages, capped — a read
       // of the due index, not the walk below, whose seek per endpoint a lone tenant broadcasting
@@ -158,9 +177,20 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       const wider = this.#conn.statement(OLDEST_DUE).all(now, now, limit * TENANT_REACH_PAGES);
       const found = capShares(wider, perEndpoint, perTenant);
       this.#loneTenant = only !== null && soleTenant(wider) === only ? { key: only, at: now } : null;
+      if (found.length >= limit || wider.length < limit * TENANT_REACH_PAGES) return found.slice(0, limit);
+      if (!endpointCut(wider, perEndpoint)) {
+        // Short though the read was full, cut by tenants' shares alone: a tenant whose backlog is
+        // older and longer than those pages (a broadcast to thousands of endpoints) would hide
+        // every tenant behind it. The others by the tenants' walk, the full ones passed over.
+        const others = this.#tenantsWalk(now, limit, perEndpoint, perTenant, fullTenants(found, perTenant, skipped));
+        if (others.length > 0) this.#loneTenant = null;
+        // Once each (the walk may come round to a tenant of the wider read, or to one twice).
+        const seen = new Set<string>();
+        const rows = [...wider, ...others].filter((r) => !seen.has(text(r, 'id')) && seen.add(text(r, 'id')));
+        return capShares(rows, perEndpoint, perTenant).slice(0, limit);
+      }
       // Short, though the read was full, because an endpoint's backlog filled it: the walk below,
       // else that one endpoint's backlog would hide every tenant behind it.
-      if (found.length >= limit || wider.length < limit * TENANT_REACH_PAGES || !endpointCut(wider, perEndpoint)) return found.slice(0, limit);
     }
     // An endpoint's backlog filled the page: other endpoints' due deliveries may lie behind it.
     // Take the oldest few of each endpoint with open deliveries (a skip scan of
@@ -181,6 +211,44 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     const filledShare = endpointCut(spread, each - 1);
     if (spread.length >= limit || each >= perEndpoint || !filledShare) return spread.map(toDue);
     return statement.all(now, now, perEndpoint, perTenant, skippedJson, limit).map(toDue);
+  }
+
+  /**
+   * Due rows of the tenants not in `passOver`, walking tenants and their endpoints from where the
+   * last walk stopped (round and round: each tenant's turn comes within a few walks, whatever
+   * the order of their ids): each endpoint's oldest `perEndpoint`, at most `limit` rows, and at
+   * most TENANT_REACH_PAGES × `limit` endpoints and tenants read — the cost of the wider read.
+   */
+  #tenantsWalk(now: number, limit: number, perEndpoint: number, perTenant: number, passOver: ReadonlySet<string>): Row[] {
+    const rows: Row[] = [];
+    const c = this.#tenantsCursor;
+    let budget = limit * TENANT_REACH_PAGES;
+    let restarted = false;
+    while (budget > 0 && rows.length < limit) {
+      if (c.after === null) {
+        budget--;
+        const next = this.#conn.statement(NEXT_TENANT).get(c.orgId, c.env);
+        if (next === undefined) {
+          // Past the last tenant: from the first, once a walk.
+          if (restarted || (c.orgId === '' && c.env === '')) break;
+          restarted = true;
+          Object.assign(c, { orgId: '', env: '', after: null });
+          continue;
+        }
+        Object.assign(c, { orgId: text(next, 'org_id'), env: text(next, 'env'), after: '' });
+        if (passOver.has(tenantKey(c))) c.after = null;
+        continue;
+      }
+      const n = Math.min(budget, ENDPOINTS_A_STEP);
+      const ids = this.#conn
+        .statement(TENANT_ENDPOINTS)
+        .all(c.orgId, c.env, c.after, n)
+        .map((r) => text(r, 'id'));
+      budget -= Math.max(1, ids.length);
+      c.after = ids.length < n ? null : ids[ids.length - 1]!;
+      if (ids.length > 0) rows.push(...this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant));
+    }
+    return rows;
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -503,6 +571,15 @@ function soleTenant(rows: Row[]): string | null {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+/** Endpoints of one tenant the tenants' walk reads in one statement. */
+const ENDPOINTS_A_STEP = 256;
+
+/** The tenants with `perTenant` of `due` (their share of the call), and those `skipped`. */
+function fullTenants(due: readonly DueDelivery[], perTenant: number, skipped: ReadonlySet<string>): Set<string> {
+  const counts = new Map<string, number>();
+  for (const d of due) counts.set(tenantKey(d.tenant), (counts.get(tenantKey(d.tenant)) ?? 0) + 1);
+  return new Set([...skipped, ...[...counts].filter(([, n]) => n >= perTenant).map(([key]) => key)]);
+}
 
 /** `rows` (in their order), at most `perEndpoint` of each endpoint and `perTenant` of each tenant, none of a tenant `skipped`. */
 function capRows(rows: Row[], perEndpoint: number, perTenant: number, skipped: ReadonlySet<string>): DueDelivery[] {

@@ -9,6 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { SqliteConnection } from './connection.ts';
 import { openSqliteStore } from './open-sqlite-store.ts';
+import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
+import { Fixtures } from '../../test/contract/fixtures.ts';
+import { ManualClock } from '@wirehook/core';
 
 /** Indexes over open or failed deliveries only: scanning one of them reads no history. */
 const PARTIAL_INDEXES = ['deliveries_due', 'deliveries_endpoint_queue', 'deliveries_endpoint_aged', 'deliveries_endpoint_failed'];
@@ -158,6 +161,37 @@ describe('SQLite query plans', () => {
     );
     const count = [...plans].find(([sql]) => sql.startsWith('WITH RECURSIVE eps(ep)') && sql.includes('SELECT count(*) AS n FROM eps'));
     expect(count?.[1]).toBe([...skip, 'SEARCH deliveries EXISTS USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=?)'].join(' | '));
+  });
+
+  it('walks the tenants past a wider read cut by shares: a seek a tenant, its endpoints a range, each one’s oldest by (0, endpoint, 0, due)', async () => {
+    // A tenant with 17 endpoints due (more than 8 pages of 2) and another behind: the walk runs, and its statements are recorded.
+    const store = openSqliteStore({ path: ':memory:' });
+    const m = new MessageFixtures(new Fixtures(() => store, new ManualClock()));
+    const { t, consumer } = await m.scene();
+    for (let i = 1; i < 17; i++) await m.hook(t, consumer);
+    const at = m.f.clock.now();
+    await m.send(t, { createdAt: at - 1_000 });
+    const other = await m.scene();
+    await m.send(other.t, { createdAt: at });
+    expect(await store.deliveries.due(at + 1, 2, 1, 1)).toHaveLength(2);
+    await store.close();
+    expect(planOf('SELECT org_id, env FROM endpoints INDEXED BY endpoints_tenant')).toBe(
+      'SEARCH endpoints USING COVERING INDEX endpoints_tenant ((org_id,env)>(?,?))',
+    );
+    expect(planOf('SELECT id FROM endpoints INDEXED BY endpoints_tenant')).toBe(
+      'SEARCH endpoints USING COVERING INDEX endpoints_tenant (org_id=? AND env=? AND id>?)',
+    );
+    expect(planOf('SELECT d.id, d.endpoint_id, d.org_id, d.env FROM json_each(?) j')).toBe(
+      [
+        'SCAN j VIRTUAL TABLE INDEX 1:',
+        'SEARCH e USING INDEX sqlite_autoindex_endpoints_1 (id=?)',
+        'SEARCH d USING INTEGER PRIMARY KEY (rowid=?)',
+        'CORRELATED LIST SUBQUERY 1',
+        'SEARCH d USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=? AND next_attempt_at<?)',
+        // The rows read (at most `perEndpoint` of each of the range's endpoints) sorted by due time.
+        'USE TEMP B-TREE FOR ORDER BY',
+      ].join(' | '),
+    );
   });
 
   it('reads an endpoint’s rollups of a window, and prunes old ones, by index', () => {

@@ -12,6 +12,17 @@ import { tempStores } from '../../test/sqlite/temp-stores.ts';
 // What SQLite does beyond the contract with messages: claims at create, pages of due
 // deliveries shared between endpoints, usage counters' expiry, the list's index.
 
+/** A tenant with `endpoints` endpoints (over consumers of 20 each, the limit), and one delivery due to each, created at `createdAt`. */
+async function busyTenant(m: MessageFixtures, endpoints: number, createdAt: number): Promise<Tenant> {
+  const t = await m.f.tenant();
+  for (let c = 0; c * 20 < endpoints; c++) {
+    const consumer = await m.f.consumer(t, `customer-${c}`);
+    for (let i = c * 20; i < Math.min(endpoints, (c + 1) * 20); i++) await m.hook(t, consumer);
+    await m.send(t, { createdAt, consumerExternalId: `customer-${c}` });
+  }
+  return t;
+}
+
 describe('SQLite store', () => {
   const { tempFile, openFile, fixtures } = tempStores();
 
@@ -80,6 +91,48 @@ describe('SQLite store', () => {
     const other = await m.scene();
     await m.send(other.t, { createdAt: at + 500 });
     expect(await sweep(at + 1_000)).toEqual({ listed: 3, reads: 2 });
+  });
+
+  it('more of one tenant’s endpoints due than the wider read holds (one each, older): another tenant’s delivery behind them is found', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    const t = await busyTenant(m, 40, at - 10_000); // 40 endpoints, one due each: more than 8 pages of 4
+    const other = await m.scene();
+    const behind = m.only(await m.send(other.t, { createdAt: at }));
+    const everyEndpoint = (sql: string) => (sql.includes('WITH RECURSIVE eps') ? 'walks' : undefined);
+    const sweep = () => store.deliveries.due(at + 1, 4, 1, 2);
+    const { result: listed, counts } = await countStatements(everyEndpoint, sweep);
+    // Not by the walk of every endpoint (a seek each: 0.6 s a sweep at 10⁵), which a tenant's share had been taken for an endpoint's cut.
+    expect(counts.walks ?? 0).toBe(0);
+    // The busy tenant's share (2), then the other's, which lies behind all 32 rows of the wider read.
+    expect(listed.map((d) => d.tenant.orgId)).toEqual([t.orgId, t.orgId, other.t.orgId]);
+    expect(listed[2]!.id).toBe(behind);
+    // Nothing changed: the same answer (the walk comes round to it again).
+    expect((await sweep()).map((d) => d.id)).toEqual(listed.map((d) => d.id));
+  });
+
+  it('the tenants’ walk reads at most 8 pages’ worth of tenants and endpoints a call, and goes on where it stopped', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    // 60 tenants of one idle endpoint each, and one with a delivery due: wherever its id falls, found within the walks.
+    for (let i = 0; i < 60; i++) await m.scene();
+    const other = await m.scene();
+    const behind = m.only(await m.send(other.t, { createdAt: at }));
+    const walkStatements = (sql: string) => (sql.includes('INDEXED BY endpoints_tenant') ? 'walk' : undefined);
+    const calls: { found: boolean; walk: number }[] = [];
+    for (let call = 0; call < 6 && !calls.some((c) => c.found); call++) {
+      // A second apart: the lone tenant's page is answered alone within a second of a wider read that found no other.
+      const { result, counts } = await countStatements(walkStatements, () => store.deliveries.due(at + 1 + call * 1_000, 4, 1, 2));
+      calls.push({ found: result.some((d) => d.id === behind), walk: counts.walk ?? 0 });
+    }
+    // 62 tenants and 101 endpoints: at most 32 of them read a call (4 × 8), so found by the third or fourth.
+    expect(calls.at(-1)?.found).toBe(true);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.length).toBeLessThanOrEqual(5);
+    for (const c of calls) expect(c.walk).toBeLessThanOrEqual(32);
   });
 
   it('forgets usage counters past their expiry', async () => {
