@@ -55,8 +55,10 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   // Its month's collections with their indexes (a cached check: made ahead, unless a clock is
   // far off); an insert in the transaction would make a missing one without them.
   await ensureMonth(conn, conn.bucketMonthOf(input.id));
-  // A replay is answered without counting (at the limit too): look before taking a count.
-  if (input.idempotencyKey !== null && (await findIdempotent(conn, undefined, t, input)) !== null) {
+  // A replay is answered without counting (at the limit too): look before taking a count — at
+  // the key's document (one read by _id; the months' lookups, 2–3 for every new key, were made
+  // here and again in the transaction). Whichever way this goes, the transaction's lookup decides.
+  if (input.idempotencyKey !== null && (await keyTakenInWindow(conn, t, input, input.idempotencyKey))) {
     const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
     // A replay makes nothing due; should the original have gone meanwhile (retention), this wrote one anew.
     await noteDue(conn, replay.due);
@@ -202,6 +204,20 @@ function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
   const created = monthOf(input.createdAt);
   const ofId = monthOfId(input.id);
   if (created !== ofId) throw new Error(`message ${input.id}: its id is of month ${ofId}, its createdAt (${input.createdAt}) of month ${created}`);
+}
+
+/**
+ * Whether the key's document (written in the transaction of each message with the key) names a
+ * message created at or after `idempotencySince`: one read by _id. Its TTL deletes it once its
+ * window has passed by the server's clock; a document the monitor has not deleted yet is judged
+ * by its `createdAt`. A wrong guess costs a count taken and given back (a replay the document
+ * missed) or a transaction without one (a message retention dropped): the lookup in the
+ * transaction is what answers.
+ */
+export async function keyTakenInWindow(conn: MongoConnection, t: Tenant, input: Pick<NewMessage, 'idempotencySince'>, key: string): Promise<boolean> {
+  const q = P.idempotencyKey(t, key);
+  const doc = await conn.idempotencyKeys.findOne(q.filter, { ...q.options, projection: { createdAt: 1 } });
+  return doc !== null && doc.createdAt >= input.idempotencySince;
 }
 
 /**

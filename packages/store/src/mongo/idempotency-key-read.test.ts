@@ -1,0 +1,84 @@
+// A send's look for a replay before it takes a count (message-create.ts), without a server: the
+// key's document read by _id, not the months' messages; the transaction's own lookup decides.
+import { newId } from '@wirehook/core';
+import { describe, expect, it } from 'vitest';
+import type { MongoConnection } from './connection.ts';
+import { createMessage } from './message-create.ts';
+import { monthOf, nextMonth } from './months.ts';
+
+const NOW = Date.UTC(2026, 11, 2);
+const DAY = 86_400_000;
+const T = { orgId: 'org_1', env: 'live' } as never;
+
+/** A store whose key document is `keyDoc` (null: none), counting the reads before the transaction, which ends the send. */
+function store(keyDoc: { createdAt: number } | null) {
+  const reads = { keyDocs: 0, messages: 0, counterWrites: 0, transactions: 0 };
+  const month = monthOf(NOW);
+  const conn = {
+    bucketMonthOf: () => month,
+    months: async () => [month, nextMonth(month)],
+    idempotencyKeys: {
+      findOne: async (filter: { _id: string }) => {
+        reads.keyDocs++;
+        expect(filter._id).toBe('org_1:live:key-1');
+        return keyDoc;
+      },
+    },
+    bucket: () => ({
+      messages: {
+        findOne: async () => {
+          reads.messages++;
+          return null;
+        },
+      },
+    }),
+    counters: {
+      updateOne: async () => {
+        reads.counterWrites++;
+        return { modifiedCount: 1 };
+      },
+      // The value after the increment: 1 of 3.
+      find: () => ({ toArray: async () => [{ _id: 'shard', value: 1, expiresAt: new Date(Date.UTC(2027, 1, 1)) }] }),
+    },
+    transaction: async () => {
+      reads.transactions++;
+      throw new Error('the transaction: where this test stops');
+    },
+  } as unknown as MongoConnection;
+  return { conn, reads };
+}
+
+const send = (conn: MongoConnection) =>
+  createMessage(conn, T, {
+    id: newId('message', { now: () => NOW }),
+    eventType: 'a.b',
+    payload: '{}',
+    createdAt: NOW,
+    consumerExternalId: 'acme',
+    newConsumerId: 'con_1',
+    idempotencyKey: 'key-1',
+    idempotencySince: NOW - DAY,
+    counters: [{ key: 'live:org_1:2026-12', limit: 3, increment: true, expiresAt: Date.UTC(2027, 1, 1) }],
+  } as never);
+
+describe('a send with an Idempotency-Key, before its transaction', () => {
+  it('a new key: one read of the key’s document, no month looked in, the count taken (the months’ lookup is the transaction’s)', async () => {
+    const { conn, reads } = store(null);
+    await expect(send(conn)).rejects.toThrow('where this test stops');
+    // The count taken, then given back as the transaction failed.
+    expect(reads).toEqual({ keyDocs: 1, messages: 0, counterWrites: 2, transactions: 1 });
+  });
+
+  it('a key whose message is within the window (24 h): the replay’s transaction, no count taken', async () => {
+    const { conn, reads } = store({ createdAt: NOW - DAY });
+    await expect(send(conn)).rejects.toThrow('where this test stops');
+    expect(reads).toEqual({ keyDocs: 1, messages: 0, counterWrites: 0, transactions: 1 });
+  });
+
+  it('a key document its TTL has not deleted yet, 1 ms past the window: a new send, its count taken', async () => {
+    const { conn, reads } = store({ createdAt: NOW - DAY - 1 });
+    await expect(send(conn)).rejects.toThrow('where this test stops');
+    // The count taken, then given back as the transaction failed.
+    expect(reads).toEqual({ keyDocs: 1, messages: 0, counterWrites: 2, transactions: 1 });
+  });
+});
