@@ -1,7 +1,7 @@
 import { tenantKey, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, lowerTenants, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -23,7 +23,7 @@ const DUE_EXTRA_PAGES = 8;
 /** A tenant's first batch: its share and this many more (room for stale bounds); each batch after it twice the one before. */
 const BATCH_SPARE = 7;
 /**
- * How long a sweep holds the tenants and endpoints it reads (their bound set this far ahead by
+ * How long a sweep holds the endpoints it reads (their bound set this far ahead by
  * compare-and-set, then moved to what it read): dispatchers sweeping at the same moment read
  * disjoint ones, and a sweep that dies leaves them to others this much later. Once moved, an
  * endpoint whose deliveries were handed out is back at their time: a sweep a few ms later may
@@ -59,8 +59,8 @@ interface QueuedTenant {
   dueAt: number;
 }
 
-/** A tenant this call holds, and where its next batch of entries starts. */
-interface HeldTenant {
+/** A tenant this call reads, and where its next batch of entries starts. */
+interface ReadTenant {
   queued: QueuedTenant;
   after: { dueAt: number; _id: string } | undefined;
   batch: number;
@@ -71,20 +71,21 @@ interface HeldTenant {
  * its months' entries is read for that share), at most `perTenant` of one tenant
  * (sharePerTenant) and none of a tenant in `skip`, oldest due first among what the tenants read
  * gave, in three levels (due-queue.ts). Tenants come in pages by their bound (a lower bound of
- * their entries'); each one taken (compare-and-set: dispatchers sweeping at once read different
- * tenants) has its entries read in batches, oldest bound first — its share plus BATCH_SPARE, then
- * twice as many each batch — while it has fewer than `perTenant` deliveries found and the last
- * batch was full; each entry taken is taken for the sweep by compare-and-set, read (its first
- * `perEndpoint + 1` deliveries) and its bound moved to what was read; and last the tenant's bound
- * is moved to its lowest entry's. Within a batch, entries are taken while the tenant is below its
+ * their entries'); each one's entries are read in batches, oldest bound first — its share plus
+ * BATCH_SPARE, then twice as many each batch — while it has fewer than `perTenant` deliveries
+ * found and the last batch was full; each entry taken is taken for the sweep by compare-and-set
+ * (dispatchers sweeping at once take different entries), read (its first `perEndpoint + 1`
+ * deliveries) and its bound moved to what was read; last the tenant's bound is moved to its
+ * lowest entry's (settleTenant). Within a batch, entries are taken while the tenant is below its
  * share, in two rounds (an entry whose bound was stale — its delivery leased since — leaves its
  * place to the batch's next entries); the rest are passed over untouched (no write: their bounds,
  * and so their order, stay). A skipped tenant is passed over with no write. Pages go on until
  * `limit` deliveries are found and the next page's lowest bound is later than the last of them,
- * or the queue ends; at most ⌈limit / 64⌉ + 8 pages and as many times DUE_ENDPOINTS_PAGE entries
- * in all (the budget: a tenant not yet read when it is spent is not taken). Examines ≤ pages ×
- * (DUE_TENANTS_PAGE + 3 a tenant) + budget × (perEndpoint + 3) documents, whatever the backlog.
- * A read: two calls at one `now` with nothing changed between give the same answer.
+ * or the queue ends, or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth:
+ * the batches under way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages.
+ * Examines ≤ pages × (2 × DUE_TENANTS_PAGE + 2 a tenant) + (budget + DUE_TENANTS_PAGE ×
+ * DUE_ENDPOINTS_PAGE) × (perEndpoint + 3) documents, whatever the backlog. A read: two calls at
+ * one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(
   conn: MongoConnection,
@@ -100,31 +101,25 @@ export async function dueDeliveries(
   /** Deliveries given in this call, by tenant. */
   const givenOfTenant = new Map<string, number>();
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
+  /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
   let budget = maxPages * DUE_ENDPOINTS_PAGE;
-  const held = now + DUE_PAGE_LEASE_MS;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
   const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, perTenant + BATCH_SPARE);
   let last: QueuedTenant | undefined;
-  for (let page = 0; page < maxPages && budget >= firstBatch; page++) {
+  for (let page = 0; page < maxPages && budget > 0; page++) {
     const tenants = await readTenantPage(conn, now, last);
     if (tenants.length === 0) break;
     // The shares only cut what was found: fewer than `limit` found, fewer kept (no sort needed).
     const found = due.length >= limit ? kept() : due;
     if (found.length >= limit && tenants[0]!.dueAt > found[limit - 1]!.dueAt) break;
     last = tenants[tenants.length - 1];
-    // The tenants the budget has room for a first batch of; the rest wait for the next sweep, untouched.
-    const fresh = tenants.filter((t) => !visited.has(t._id)).slice(0, Math.floor(budget / firstBatch));
+    const fresh = tenants.filter((t) => !visited.has(t._id));
     for (const t of fresh) visited.add(t._id);
-    const taken = (await Promise.all(fresh.map((t) => takeTenant(conn, t, held)))).filter((t) => t !== null);
-    let reading: HeldTenant[] = taken.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
-    while (reading.length > 0 && budget > 0) {
-      reading = reading.filter((r) => {
-        const fits = r.batch <= budget;
-        if (fits) budget -= r.batch;
-        return fits;
-      });
+    let reading: ReadTenant[] = fresh.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
+    for (let first = true; reading.length > 0 && (first || budget > 0); first = false) {
       const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
       let pending = batches.flat();
+      budget -= pending.length;
       // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
       // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
       // other entries of the batch (more writes, whose moves set those bounds right; not a round an
@@ -151,7 +146,7 @@ export async function dueDeliveries(
         return [{ queued: r.queued, after: { dueAt: end.dueAt, _id: end._id }, batch: Math.min(DUE_ENDPOINTS_PAGE, r.batch * 2) }];
       });
     }
-    await Promise.all(taken.map((t) => settleTenant(conn, t, held)));
+    await Promise.all(fresh.map((t) => settleTenant(conn, t)));
     if (tenants.length < DUE_TENANTS_PAGE) break;
   }
   return kept()
@@ -159,34 +154,41 @@ export async function dueDeliveries(
     .map((d) => ({ id: d._id as DeliveryId, endpointId: d.endpointId as EndpointId, tenant: d.tenant }));
 }
 
-/** Takes tenant `t` for this sweep until `held` (compare-and-set on the bound read). @returns it, or null when another sweep took it first. */
-async function takeTenant(conn: MongoConnection, t: QueuedTenant, held: number): Promise<QueuedTenant | null> {
-  const q = P.dueTenant(t._id, t.dueAt);
-  const { modifiedCount } = await conn.dueTenants.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
-  return modifiedCount === 1 ? t : null;
-}
-
 /**
- * Moves the bound of tenant `t`, held by this sweep until `held`, to its lowest entry's (gone
- * with none left); when a `$min` lowered it meanwhile (a noteDue, or a sweep that took it
- * since), the lower of that and the entry's stands. Two operations.
+ * Moves the bound of tenant `t` to its lowest entry's, or deletes it when it has none. Down (or
+ * the same) by `$min`: that also mends a bound another sweep raised meanwhile past an entry this
+ * one moved back. Up, or away, only by compare-and-set on the value this sweep read (when it
+ * changed meanwhile, `$min` instead), and then the lowest entry is read again and `$min`-ed in:
+ * an entry lowered after the first read — a retry noted while this settled, whose own tenant
+ * `$min` met the value before the raise and lowered nothing — is below what this set (helper
+ * 256). An entry lowered after that second read has its tenant's `$min` after it (noteDue's
+ * order). No hold: dispatchers sweeping one tenant at once each read its entries, taken apart
+ * by their own compare-and-set. A read and an operation; a raise, a read and an operation more.
  */
-async function settleTenant(conn: MongoConnection, t: QueuedTenant, held: number): Promise<void> {
-  const f = P.tenantDueEndpoints(t, DUE_NEVER);
-  const [first] = await conn.dueEndpoints
-    .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
-    .limit(1)
-    .toArray();
-  const own = P.dueTenant(t._id, held);
-  if (first === undefined) {
-    // An entry made after the read has its tenant's $min after it: that upsert makes the bound again.
-    await conn.dueTenants.deleteOne(own.filter, own.options);
+async function settleTenant(conn: MongoConnection, t: QueuedTenant): Promise<void> {
+  const lowest = async (): Promise<number | undefined> => {
+    const f = P.tenantDueEndpoints(t, DUE_NEVER);
+    const [first] = await conn.dueEndpoints
+      .find(f.filter, { ...f.options, projection: { _id: 0, dueAt: 1 } })
+      .limit(1)
+      .toArray();
+    return first?.dueAt;
+  };
+  const any = P.dueTenant(t._id);
+  const lower = (to: number) => conn.dueTenants.updateOne(any.filter, lowerTenantTo(t, to), { ...any.options, upsert: true });
+  const first = await lowest();
+  if (first !== undefined && first <= t.dueAt) {
+    await lower(first);
     return;
   }
-  const { matchedCount } = await conn.dueTenants.updateOne(own.filter, { $set: { dueAt: first.dueAt } }, own.options);
-  if (matchedCount === 1) return;
-  const any = P.dueTenant(t._id);
-  await conn.dueTenants.updateOne(any.filter, lowerTenantTo(t, first.dueAt), { ...any.options, upsert: true });
+  const read = P.dueTenant(t._id, t.dueAt);
+  if (first === undefined) await conn.dueTenants.deleteOne(read.filter, read.options);
+  else if ((await conn.dueTenants.updateOne(read.filter, { $set: { dueAt: first } }, read.options)).matchedCount === 0) {
+    await lower(first);
+    return;
+  }
+  const again = await lowest();
+  if (again !== undefined && (first === undefined || again < first)) await lower(again);
 }
 
 /**
@@ -234,26 +236,17 @@ export function sharePerTenant<E extends { tenant: Tenant }>(sorted: readonly E[
   });
 }
 
-/** The next page of tenants whose bound has come, after `last` (by bound, then id). */
+/** The next page of tenants whose bound has come, after `last` (by bound, then id): its tie and the rest read at once. */
 async function readTenantPage(conn: MongoConnection, now: number, last: QueuedTenant | undefined): Promise<QueuedTenant[]> {
-  const page: QueuedTenant[] = [];
-  if (last !== undefined) {
-    const tied = P.dueTenantsTied(last.dueAt, last._id);
-    page.push(...((await conn.dueTenants.find(tied.filter, tied.options).limit(DUE_TENANTS_PAGE).toArray()) as QueuedTenant[]));
-  }
-  if (page.length < DUE_TENANTS_PAGE) {
-    const after = P.dueTenants(now, last?.dueAt);
-    page.push(
-      ...((await conn.dueTenants
-        .find(after.filter, after.options)
-        .limit(DUE_TENANTS_PAGE - page.length)
-        .toArray()) as QueuedTenant[]),
-    );
-  }
-  return page;
+  const after = P.dueTenants(now, last?.dueAt);
+  const rest = conn.dueTenants.find(after.filter, after.options).limit(DUE_TENANTS_PAGE).toArray();
+  if (last === undefined) return (await rest) as QueuedTenant[];
+  const tied = P.dueTenantsTied(last.dueAt, last._id);
+  const both = await Promise.all([conn.dueTenants.find(tied.filter, tied.options).limit(DUE_TENANTS_PAGE).toArray(), rest]);
+  return both.flat().slice(0, DUE_TENANTS_PAGE) as QueuedTenant[];
 }
 
-/** The next `size` of tenant `t`'s entries whose bound has come, after `after` (by bound, then id). */
+/** The next `size` of tenant `t`'s entries whose bound has come, after `after` (by bound, then id): the tie and the rest read at once. */
 async function readTenantBatch(
   conn: MongoConnection,
   t: QueuedTenant,
@@ -261,21 +254,12 @@ async function readTenantBatch(
   after: { dueAt: number; _id: string } | undefined,
   size: number,
 ): Promise<Queued[]> {
-  const batch: Queued[] = [];
-  if (after !== undefined) {
-    const tied = P.tenantDueEndpointsTied(t, after.dueAt, after._id);
-    batch.push(...(await conn.dueEndpoints.find(tied.filter, tied.options).limit(size).toArray()));
-  }
-  if (batch.length < size) {
-    const rest = P.tenantDueEndpoints(t, now, after?.dueAt);
-    batch.push(
-      ...(await conn.dueEndpoints
-        .find(rest.filter, rest.options)
-        .limit(size - batch.length)
-        .toArray()),
-    );
-  }
-  return batch;
+  const beyond = P.tenantDueEndpoints(t, now, after?.dueAt);
+  const rest = conn.dueEndpoints.find(beyond.filter, beyond.options).limit(size).toArray();
+  if (after === undefined) return rest;
+  const tied = P.tenantDueEndpointsTied(t, after.dueAt, after._id);
+  const both = await Promise.all([conn.dueEndpoints.find(tied.filter, tied.options).limit(size).toArray(), rest]);
+  return both.flat().slice(0, size);
 }
 
 /** Oldest due first; ties by id. */
@@ -416,6 +400,11 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
     if (next.note !== null) notes.push(next.note);
   }
   await noteDue(conn, notes);
+  // And their tenants, whether or not an entry moved: a process that died between an entry's
+  // $min and its tenant's left the entry low and its tenant high, which noteDue alone (nothing
+  // lowered) would never mend (helper 256). ≤ 2 × months × STRANDED_PEEK + HEAL_STEPS `$min`s by
+  // _id, mostly no-ops, every STRANDED_PEEK_INTERVAL_MS.
+  await lowerTenants(conn, notes);
   return month === undefined ? '' : `${month}:${after}`;
 }
 

@@ -18,18 +18,20 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   its entry, then — only when that lowered or made an entry — into its tenant's bound. A `$min`
 //   that lowers nothing writes nothing (no oplog entry), and with a backlog the entry's bound is
 //   already lower: neither level is a document every delivery writes.
-// - A sweep takes a tenant, then each entry it reads, by setting the bound a little ahead
-//   (compare-and-set on the value it read), reads the entry's first deliveries, then moves the
-//   entry's bound to what they say (compare-and-set on the value it set) and reads the first
-//   delivery again: a delivery committed before its noteDue and after the sweep's read is seen by
-//   that second read (committed before the $min, which comes after the move or was a no-op
-//   against the sweep's value), and the bound goes back down to it. Last, it reads the tenant's
-//   lowest entry and moves the tenant's bound there (compare-and-set on the value it set; when a
-//   `$min` lowered it meanwhile, `$min` of what it read): an entry lowered after that read has its
-//   tenant's `$min` after it (noteDue's order), so the tenant's bound stays at most its entries'.
-// - A process that dies between a commit and its noteDue leaves a delivery under a bound too
-//   high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS) lowers the bounds of the
-//   endpoints at the head of the store-wide due index, so it is served in due order at worst.
+// - A sweep takes each entry it reads by setting its bound a little ahead (compare-and-set on the
+//   value it read), reads the entry's first deliveries, then moves the entry's bound to what they
+//   say (compare-and-set on the value it set) and reads the first delivery again: a delivery
+//   committed before its noteDue and after the sweep's read is seen by that second read
+//   (committed before the $min, which comes after the move or was a no-op against the sweep's
+//   value), and the bound goes back down to it. Last, it reads the tenant's lowest entry and
+//   moves the tenant's bound there (settleTenant: down by `$min`; up only by compare-and-set on
+//   the value it read, then the lowest entry read again and `$min`-ed in): every raise is
+//   followed by its raiser's second read, and an entry lowered after that read has its tenant's
+//   `$min` after it (noteDue's order), so the tenant's bound comes back to at most its entries'.
+// - A process that dies between a commit and its noteDue (or between its two `$min`s) leaves a
+//   delivery under a bound too high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS)
+//   lowers the bounds of the endpoints at the head of the store-wide due index, and their
+//   tenants', so it is served in due order at worst.
 
 /** The bound of an endpoint with nothing in the due index (a number, so the index orders it last). */
 export const DUE_NEVER = Number.MAX_SAFE_INTEGER;

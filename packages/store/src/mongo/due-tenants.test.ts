@@ -4,7 +4,7 @@
 // matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { dueDeliveries, sharePerTenant, withinShares } from './delivery-claim.ts';
+import { dueDeliveries, healDueQueue, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { dueEntryId, noteDue } from './due-queue.ts';
 
 type Doc = Record<string, unknown>;
@@ -171,9 +171,10 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     const { conn, counts, queue, tenants } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const listed = await dueDeliveries(conn, 10_000, 4, 1, 2);
     expect(listed.map((d) => d.id)).toEqual(['dlv_ep_busy_0000', 'dlv_ep_busy_0001', 'dlv_ep_quiet']);
-    // Each tenant taken and moved back (2 writes each), 2 writes for each of the 3 entries taken; the 498 passed over
-    // kept their bounds (their order), and each tenant's bound is its lowest entry's again.
-    expect(counts.writes).toBe(2 * 2 + 3 * 2);
+    // 2 writes for each of the 3 entries taken, none of a tenant (each one's lowest entry is where its bound was: its
+    // settle's $min lowers nothing); the 498 passed over kept their bounds (their order).
+    expect(counts.writes).toBe(3 * 2);
+    expect(counts.tenantWrites).toBe(0);
     expect(queue.filter((e) => e['orgId'] === 'org_busy').map((e) => e['dueAt'])).toEqual(busyEndpoints(500).map((e) => e.dueAt));
     expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([
       ['org_busy/live', 1],
@@ -192,8 +193,8 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       'dlv_ep_busy_0003',
     ]);
     // Only the 4 entries its share has room for are taken of the busy tenant (its batch of 4 + 7 read, 64 taken would be 128
-    // writes), and the quiet tenant's one (a page's tenants are read side by side), each tenant taken and moved back.
-    expect(counts.writes).toBe(2 * 2 + (4 + 1) * 2);
+    // writes), and the quiet tenant's one (a page's tenants are read side by side).
+    expect(counts.writes).toBe((4 + 1) * 2);
   });
 
   it('a tenant whose oldest entries are stale (their deliveries leased since): the call takes its next entries of the batch, not none', async () => {
@@ -251,8 +252,8 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     const { conn, counts, queueFinds } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     const listed = await dueDeliveries(conn, 10_000, 4, 1, 2, [{ orgId: 'org_busy' as never, env: 'live' }]);
     expect(listed.map((d) => d.id)).toEqual(['dlv_ep_quiet']);
-    // The quiet tenant taken and moved back, its entry taken and moved: 4 writes; none of the busy tenant or its 500.
-    expect(counts.writes).toBe(2 + 2);
+    // The quiet tenant's entry taken and moved: 2 writes; none of the busy tenant or its 500.
+    expect(counts.writes).toBe(2);
     // The tenants' page, the quiet tenant's batch and its lowest entry: no read of the busy tenant's entries.
     expect(queueFinds()).toBe(3);
   });
@@ -264,7 +265,7 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(counts.queueRead).toBe(2 + (9 + 1) + (1 + 1));
   });
 
-  it('a noteDue while a sweep holds the tenant: its bound ends at most the new entry’s (the lower of the two stands)', async () => {
+  it('a noteDue while a sweep reads the tenant: its bound ends at most the new entry’s (the lower of the two stands)', async () => {
     const { conn, tenants } = store(busyEndpoints(3));
     const deliveries = conn.bucket('202612').deliveries as unknown as { find: (...args: unknown[]) => unknown };
     const find = deliveries.find;
@@ -318,22 +319,56 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
   });
 
-  it('a tenant another sweep took meanwhile (after a note lowered it): this sweep’s entries still lower its bound', async () => {
+  it('a tenant’s bound another sweep raised meanwhile (past an entry this one moved back): this sweep’s settle brings it down', async () => {
     const { conn, tenants, deliveries } = store(busyEndpoints(3));
     const now = 10_000;
     const endpointsRead = conn.endpoints as unknown as { find: (...args: unknown[]) => unknown };
     const find = endpointsRead.find;
     endpointsRead.find = (...args: unknown[]) => {
-      // Another dispatcher's sweep, half a second later, took the tenant (a note had lowered it) and holds it: its seek may
-      // have read this sweep's entry while held, so only this sweep's $min brings the bound down to that entry.
+      // Another dispatcher's sweep settled the tenant while this one had ep_busy_0000's entry taken (its bound 10 s
+      // ahead): that sweep's lowest entry read was this one's, taken.
       const t = tenants.find((d) => d['_id'] === 'org_busy/live')!;
-      t['dueAt'] = now + 500 + 10_000;
+      t['dueAt'] = now + 10_000;
       return find(...args);
     };
     // This sweep hands ep_busy_0000's delivery out; it is not claimed, so its entry goes back to its due time, 1.
     expect((await dueDeliveries(conn, now, 1, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_busy_0000']);
     expect(deliveries[0]!['dueAt']).toBe(1);
     expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(1);
+  });
+
+  it('a retry noted while a sweep raises its tenant’s bound (later than the bound, so its own $min lowered nothing): the bound ends at it', async () => {
+    const { conn, tenants, deliveries, queue } = store(busyEndpoints(1));
+    const now = 10_000;
+    // The one delivery leased since its entry's bound was set: the sweep moves that entry to the lease's end, and would
+    // raise the tenant there.
+    deliveries[0]!['dueAt'] = now + 17_000;
+    const entries = conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (n: number) => { toArray: () => Promise<Doc[]> } } };
+    const read = entries.find;
+    let reads = 0;
+    let noted: Promise<void> | undefined;
+    entries.find = (...args: unknown[]) => {
+      const cursor = read(...args);
+      // The settle's first read of the lowest entry (after the batch's): a retry of another endpoint is noted after it.
+      if (++reads !== 2) return cursor;
+      return {
+        limit: (n: number) => ({
+          toArray: async () => {
+            const found = await cursor.limit(n).toArray();
+            noted = noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_retry', month: MONTH, dueAt: now + 10_000 }]);
+            await noted;
+            return found;
+          },
+        }),
+      };
+    };
+    expect(await dueDeliveries(conn, now, 1, 1, 1)).toEqual([]);
+    expect(noted).toBeDefined();
+    expect(queue.map((e) => [e['endpointId'], e['dueAt']])).toEqual([
+      ['ep_busy_0000', now + 17_000],
+      ['ep_retry', now + 10_000],
+    ]);
+    expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(now + 10_000);
   });
 
   it('a tenant none of whose entries is left loses its bound; a note after makes it again', async () => {
@@ -347,6 +382,44 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(tenants).toEqual([]);
     await noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_next', month: MONTH, dueAt: 5 }]);
     expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([['org_busy/live', 5]]);
+  });
+
+  it('1,000 tenants of one endpoint due each, limit 512 and a share of 128 + 7: the call lists 512 of them, one each', async () => {
+    const many = Array.from({ length: 1_000 }, (_, i) => ({
+      id: `ep_${String(i).padStart(4, '0')}`,
+      orgId: `org_${String(i).padStart(4, '0')}`,
+      dueAt: 1 + i,
+    }));
+    const { conn, counts } = store(many);
+    const listed = await dueDeliveries(conn, 10_000, 512, 80, 128 + 7);
+    expect(listed.map((d) => d.id)).toEqual(many.slice(0, 512).map((e) => `dlv_${e.id}`));
+    // Pages of 64 tenants (16 at most for 512) until 512 are found; each tenant's one entry read, not a batch of 64 charged.
+    expect(counts.queueRead).toBeLessThanOrEqual(9 * 64 * 2 + 9 * 64);
+  });
+
+  it('two dispatchers sweeping one tenant at once both list its deliveries, none twice', async () => {
+    const { conn } = store(busyEndpoints(200));
+    const [a, b] = await Promise.all([dueDeliveries(conn, 10_000, 100, 1, 100), dueDeliveries(conn, 10_000, 100, 1, 100)]);
+    expect(a.length).toBeGreaterThan(0);
+    expect(b.length).toBeGreaterThan(0);
+    expect(new Set([...a, ...b].map((d) => d.id)).size).toBe(a.length + b.length);
+    expect(a.length + b.length).toBeGreaterThanOrEqual(100);
+  });
+
+  it('the healer lowers a tenant’s bound to its entries’ though no entry moves (a process died between the two $min)', async () => {
+    const { conn, tenants } = store(busyEndpoints(2));
+    // The entries were lowered (to 1 and 2); their tenant's $min never ran.
+    tenants[0]!['dueAt'] = 50_000;
+    // This month's collections and next month's (empty) exist: the healer's own check makes none.
+    const bucket = conn.bucket(MONTH);
+    const empty = { deliveries: collection([], { writes: 0 }) };
+    Object.assign(conn, {
+      endpointWalks: collection([], { writes: 0 }),
+      months: async () => [MONTH, '202701'],
+      bucket: (month: string) => (month === MONTH ? bucket : empty),
+    });
+    await healDueQueue(conn, Date.UTC(2026, 11, 10), '');
+    expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([['org_busy/live', 1]]);
   });
 
   it('70 tenants of one endpoint each, limit 70: two pages of tenants in bound order, each tenant’s one', async () => {
