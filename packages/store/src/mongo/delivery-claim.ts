@@ -8,6 +8,7 @@ import type { Month } from './months.ts';
 import { toDelivery, toJobEndpoint, validSecrets } from './mappers.ts';
 import { MESSAGES_PLANS as MESSAGE_PLANS } from './plans/messages.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { ON_PRIMARY } from './plans/plan.ts';
 import { repairStranded, STRANDED_PEEK, STRANDED_PEEK_INTERVAL_MS, type Stranded } from './stranded.ts';
 
 // The sweep and the claim. A delivery is claimable when it is open, not held, not waiting in
@@ -441,13 +442,15 @@ export async function claimDelivery(conn: MongoConnection, id: DeliveryId, now: 
   // The body by the message's id, read beside the message (the message's own payload only for
   // messages stored before bodies moved out: then the body read finds nothing, harmlessly).
   const body = MESSAGE_PLANS.body(tenant, leased.messageId);
+  // On the primary (the lease was just taken there): a lagging secondary would not yet hold a
+  // message created a moment ago, and the claim would fail with "lost its message".
   const [endpoint, message, stored] = await Promise.all([
     // Without the transformation's code (up to 32 KB a claim): a dispatcher reads it once per change (endpoints.transformation).
-    conn.endpoints.findOne(active.filter, { ...active.options, projection: { 'transformation.code': 0 } }),
+    conn.endpoints.findOne(active.filter, { ...active.options, ...ON_PRIMARY, projection: { 'transformation.code': 0 } }),
     // By the message's own id: the month of its deliveries too (connection.ts, bucketOf), read
     // from the message's side so that a pair a clock split across a boundary still holds.
-    conn.bucketOf(leased.messageId).messages.findOne(byId.filter, { ...byId.options, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
-    conn.bucketOf(leased.messageId).messageBodies.findOne(body.filter, { ...body.options, projection: { payload: 1 } }),
+    conn.bucketOf(leased.messageId).messages.findOne(byId.filter, { ...byId.options, ...ON_PRIMARY, projection: { eventType: 1, payload: 1, createdAt: 1 } }),
+    conn.bucketOf(leased.messageId).messageBodies.findOne(body.filter, { ...body.options, ...ON_PRIMARY, projection: { payload: 1 } }),
   ]);
   if (endpoint === null) {
     // Paused, disabled or deleted since it became due: not sent; due as it was (the sweep's

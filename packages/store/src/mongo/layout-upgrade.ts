@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { unlessAborted } from '@wirehook/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDuplicateKey, isFailoverError } from './errors.ts';
-import { type Collection, type Db, type Document, ReadPreference, type UpdateResult } from 'mongodb';
+import type { Collection, Db, Document, UpdateResult } from 'mongodb';
 import { COLLECTIONS, MONTHLY, MONTHS_DOC, type MongoConnection } from './connection.ts';
 import { lowerTenants, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { ensureBucketIndexes, INDEXES } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
+import { ON_PRIMARY } from './plans/plan.ts';
 import { ENDPOINTS_PAGE, UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
 import type { MetaDoc } from './documents.ts';
 import { UpgradeLease } from './upgrade-lease.ts';
@@ -276,12 +277,9 @@ async function migrateDocuments(
 }
 
 const ID_ONLY = { _id: 1 } as const;
-/**
- * The upgrade's reads, whatever readPreference MONGODB_URL names: a lagging secondary's page
- * would miss the newest documents of the layout before, which would never be brought up to date
- * (an endpoint's last deliveries not held, a batch's ids short of the collection's end).
- */
-const ON_PRIMARY = { readPreference: ReadPreference.primary } as const;
+// The upgrade's reads are ON_PRIMARY, whatever readPreference MONGODB_URL names: a lagging
+// secondary's page would miss the newest documents of the layout before, which would never be
+// brought up to date (an endpoint's last deliveries not held, a batch's ids short of the collection's end).
 
 /** The index an endpoint's hold walks (UPGRADE_PLANS.holdPage, holdRange). */
 const HOLD_INDEX = 'deliveries_endpoint_open_created';

@@ -31,6 +31,27 @@ function withIndex(name: string, change: (i: IndexDescription) => IndexDescripti
 }
 
 describe('MongoDB query shapes', () => {
+  it('sends the due queue’s reads to the primary, whatever MONGODB_URL’s readPreference (they move bounds and leases)', () => {
+    const reads = [
+      'dueHead',
+      'dueOfEndpoint',
+      'nextEndpointWithWork',
+      'dueTenants',
+      'dueTenantsTied',
+      'tenantDueEndpoints',
+      'tenantDueEndpointsTied',
+      'endpointStatuses',
+      'walksOf',
+      'messageStale',
+    ] as const;
+    for (const name of reads) {
+      const plan = DELIVERIES_PLANS[name] as AnyPlan;
+      expect([name, plan(...plan.spec.example).options.readPreference?.mode]).toEqual([name, 'primary']);
+    }
+    // An API read keeps the URL's choice (an operator may send those to secondaries).
+    expect(MESSAGES_PLANS.byId({ orgId: 'org_1', env: 'live' } as never, 'msg_1').options.readPreference).toBeUndefined();
+  });
+
   it('holds every named query to its declared index', () => {
     expect(plans.length).toBeGreaterThan(10);
     expect(problems(INDEXES)).toEqual([]);

@@ -4,6 +4,7 @@ import { refreshMessageStatuses } from './message-status.ts';
 import { handOver } from './ordered-lanes.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { ENDPOINTS_PLANS as P } from './plans/endpoints.ts';
+import { ON_PRIMARY } from './plans/plan.ts';
 
 // Deliveries due whose endpoint is not active. MongoDB's snapshot transactions allow a write
 // skew that SQLite's single writer does not: a message created while its endpoint is being
@@ -44,7 +45,7 @@ export async function repairStranded(conn: MongoConnection, stranded: readonly S
     // A walk of the endpoint still pending holds or fails them itself, in its order: nothing
     // to write (read before any transaction, so a sweep behind a long walk costs one read).
     const walk = P.walk(endpointId);
-    if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, projection: { _id: 1 } })) !== null) continue;
+    if ((await conn.endpointWalks.findOne(walk.filter, { ...walk.options, ...ON_PRIMARY, projection: { _id: 1 } })) !== null) continue;
     const due: DueNote[] = [];
     await conn.transaction(async (session) => {
       due.length = 0; // a transaction run again starts over

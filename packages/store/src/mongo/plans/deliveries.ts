@@ -42,6 +42,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** Completions whose message was not told their result (a process died after the commit): the repair's page, oldest first. */
   messageStale: planSpec({
+    primary: true,
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message_stale',
     examines: '≤ limit: the partial index holds only deliveries flagged between a commit and their message’s update (normally none)',
@@ -69,6 +70,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** A month's head of the due queue: the healer's peek, the metrics' oldest due (each run once per month). */
   dueHead: planSpec({
+    primary: true,
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_due_queue',
     examines:
@@ -100,6 +102,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** One endpoint's first entries in the due queue, due or not: a page of its due work and its next due time. */
   dueOfEndpoint: planSpec({
+    primary: true,
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
     examines: "≤ limit (perEndpoint + 1): one endpoint's range of the due index from its start",
@@ -109,6 +112,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The healer's walk: the first entry of the next endpoint with open work after `after`, in id order. */
   nextEndpointWithWork: planSpec({
+    primary: true,
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_endpoint_due_queue',
     examines: '1: a seek past `after` in deliveries_endpoint_due_queue (every entry satisfies DUE: the partial filter)',
@@ -121,6 +125,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The due queue's tenant level: tenants whose earliest due time has come, oldest first. */
   dueTenants: planSpec({
+    primary: true,
     collection: COLLECTIONS.dueTenants,
     index: 'due_tenants_due',
     examines: '≤ limit (DUE_TENANTS_PAGE): a range walk of due_tenants_due after the previous page; one document per tenant',
@@ -130,6 +135,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The rest of a page's last bound: tenants with the same bound after the last one read. */
   dueTenantsTied: planSpec({
+    primary: true,
     collection: COLLECTIONS.dueTenants,
     index: 'due_tenants_due',
     examines: "≤ limit: one bound's range of due_tenants_due after an _id",
@@ -149,6 +155,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** One tenant's endpoints whose bound has come (due by `now`), oldest first: a batch of a sweep, or (limit 1, `now` DUE_NEVER) its first. */
   tenantDueEndpoints: planSpec({
+    primary: true,
     collection: COLLECTIONS.dueEndpoints,
     index: 'due_endpoints_tenant',
     examines: "≤ limit (a tenant's batch, ≤ DUE_ENDPOINTS_PAGE; 1 for its first): one tenant's range of due_endpoints_tenant after the previous batch",
@@ -161,6 +168,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The rest of a tenant's batch's last bound: its endpoints with the same bound after the last one read. */
   tenantDueEndpointsTied: planSpec({
+    primary: true,
     collection: COLLECTIONS.dueEndpoints,
     index: 'due_endpoints_tenant',
     examines: "≤ limit: one tenant's one bound's range of due_endpoints_tenant after an _id",
@@ -193,6 +201,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The status of a sweep's endpoints, in one read. */
   endpointStatuses: planSpec({
+    primary: true,
     collection: COLLECTIONS.endpoints,
     index: '_id_',
     examines: 'the ids asked (≤ DUE_ENDPOINTS_PAGE): point reads of the _id index',
@@ -272,6 +281,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /** The endpoints among `ids` with a walk still to run (the healer leaves their bounds alone). */
   walksOf: planSpec({
+    primary: true,
     collection: COLLECTIONS.endpointWalks,
     index: '_id_',
     examines: 'the ids given (≤ STRANDED_PEEK): point reads of the _id index',

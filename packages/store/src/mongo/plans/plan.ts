@@ -1,4 +1,4 @@
-import type { Document, WriteConcernSettings } from 'mongodb';
+import { type Document, ReadPreference, type WriteConcernSettings } from 'mongodb';
 import { INDEXES } from '../indexes.ts';
 
 // Every query the MongoDB adapter sends is a named plan: the filter it sends (built here, so
@@ -24,6 +24,9 @@ export const CLAIMED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 5_000 } as const
  * back in a failover costs only a wait for the lease's expiry.
  */
 export const RELEASED_BY_PRIMARY = { w: 1 } as const satisfies WriteConcernSettings;
+
+/** A read's options on the primary, whatever MONGODB_URL's readPreference (PlanSpec.primary says when). */
+export const ON_PRIMARY = { readPreference: ReadPreference.primary } as const;
 
 /** The server's time in ms (`$$NOW`), as leases and counts store it: the processes' clocks may disagree. */
 export const SERVER_NOW_MS = { $toLong: '$$NOW' } as const;
@@ -69,6 +72,13 @@ export interface PlanSpec<A extends unknown[]> {
    * concern there, and the commit's applies.
    */
   writeConcern?: WriteConcernSettings;
+  /**
+   * A read on the primary whatever MONGODB_URL's readPreference: the due queue's, whose answer
+   * moves bounds and leases (a lagging secondary's read would raise a tenant's bound past an
+   * entry just lowered, or list what was claimed since) — never a secondary's, though an
+   * operator may send the API's reads there.
+   */
+  primary?: true;
   build: (...args: A) => PlanShape;
   /** Arguments to build a representative instance for the shape check. */
   example: A;
@@ -81,7 +91,7 @@ export interface Sent extends PlanShape {
    * `hint` (the index's key pattern: findAndModify's options take no name) and `comment` (and a
    * find's `sort`): pass to the driver's call as its options.
    */
-  options: { hint: Document; comment: string; sort?: Record<string, 1 | -1>; writeConcern?: WriteConcernSettings };
+  options: { hint: Document; comment: string; sort?: Record<string, 1 | -1>; writeConcern?: WriteConcernSettings; readPreference?: ReadPreference };
 }
 
 /** A declared plan: call it with its arguments for the command to send. */
@@ -106,7 +116,8 @@ export function definePlans<S extends Record<string, PlanSpec<any>>>(area: strin
       // An aggregate sorts in its pipeline; its options take no sort.
       const sort = shape.sort && !shape.pipeline ? { sort: shape.sort } : {};
       const durable = spec.writeConcern === undefined ? {} : { writeConcern: spec.writeConcern };
-      return { name, ...shape, options: { hint: keyOf(spec.collection, spec.index), comment: name, ...sort, ...durable } };
+      const where = spec.primary ? ON_PRIMARY : {};
+      return { name, ...shape, options: { hint: keyOf(spec.collection, spec.index), comment: name, ...sort, ...durable, ...where } };
     };
     plans[key] = Object.assign(plan, { planName: name, spec });
   }
