@@ -105,7 +105,9 @@ export async function dueDeliveries(
   /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
   let budget = maxPages * DUE_ENDPOINTS_PAGE;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
-  const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, perTenant + BATCH_SPARE);
+  const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, Math.min(perTenant, limit) + BATCH_SPARE);
+  /** Entries taken in this call: one whose bound a take moved to a time still due is read again by the tenant's next batch. */
+  const takenEntries = new Set<string>();
   let last: QueuedTenant | undefined;
   for (let page = 0; page < maxPages && budget > 0; page++) {
     const tenants = await readTenantPage(conn, now, last);
@@ -117,17 +119,24 @@ export async function dueDeliveries(
     const fresh = tenants.filter((t) => !visited.has(t._id));
     for (const t of fresh) visited.add(t._id);
     let reading: ReadTenant[] = fresh.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
-    for (let first = true; reading.length > 0 && (first || budget > 0); first = false) {
+    for (let first = true; reading.length > 0 && due.length < limit && (first || budget > 0); first = false) {
       const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
-      let pending = batches.flat();
-      budget -= pending.length;
+      budget -= batches.reduce((n, b) => n + b.length, 0);
+      // Oldest bound first across the tenants, and no more entries taken than the limit has room for (an entry
+      // gives at least one, when its bound is not stale): 64 tenants' batches of 64 are not 4,096 takes (helper 257).
+      let pending = batches
+        .flat()
+        .filter((q) => !takenEntries.has(q._id))
+        .sort(byDue);
+      const room = () => Math.max(0, limit - due.length);
       // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
       // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
       // other entries of the batch (more writes, whose moves set those bounds right; not a round an
       // entry: helper 254 counted 65 for one delivery). An entry another dispatcher won is no reason
       // for the second: it is that one's to read (helper 255).
-      let take = withinShares(pending, givenOfTenant, perTenant);
+      let take = withinShares(pending, givenOfTenant, perTenant).slice(0, room());
       for (let round = 0; round < 2 && take.length > 0; round++) {
+        for (const q of take) takenEntries.add(q._id);
         const { given, emptyOf } = await takeAndRead(conn, now, take, perEndpoint);
         for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
         due.push(...given);
@@ -137,7 +146,8 @@ export async function dueDeliveries(
           givenOfTenant,
           perTenant,
           true,
-        );
+          // Stale bounds set right in bulk, but no more than a batch's worth a round, whatever the tenants.
+        ).slice(0, Math.max(room(), DUE_ENDPOINTS_PAGE));
       }
       // A tenant still short whose batch was full has more entries: its next batch, twice as large.
       reading = reading.flatMap((r, i) => {

@@ -338,9 +338,10 @@ export interface DueEndpointDoc extends TenantFields {
 
 /**
  * `due_tenants`: the due queue's tenant level (delivery-claim.ts), `_id` the tenant (`tenantKey`).
- * `dueAt` is at most the least `dueAt` of the tenant's `due_endpoints` entries (lowered with
- * `$min` after an entry is lowered, raised only by a sweep that holds the tenant and read its
- * first entry); the document goes when a sweep finds the tenant without entries.
+ * `dueAt` is at most the least `dueAt` of the tenant's `due_endpoints` entries once no sweep is
+ * settling it (lowered with `$min` after an entry is lowered; raised only by a sweep's
+ * compare-and-set on the value it read, then mended by its second read of the lowest entry:
+ * settleTenant); the document goes when a sweep finds the tenant without entries.
  */
 export interface DueTenantDoc extends TenantFields {
   _id: string;

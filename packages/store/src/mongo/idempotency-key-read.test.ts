@@ -11,7 +11,7 @@ const DAY = 86_400_000;
 const T = { orgId: 'org_1', env: 'live' } as never;
 
 /** A store whose key document is `keyDoc` (null: none), counting the reads before the transaction, which ends the send. */
-function store(keyDoc: { createdAt: number } | null) {
+function store(keyDoc: { createdAt: number } | null, options: { replayRuns?: boolean } = {}) {
   const reads = { keyDocs: 0, messages: 0, counterWrites: 0, transactions: 0 };
   const month = monthOf(NOW);
   const conn = {
@@ -40,8 +40,10 @@ function store(keyDoc: { createdAt: number } | null) {
       // The value after the increment: 1 of 3.
       find: () => ({ toArray: async () => [{ _id: 'shard', value: 1, expiresAt: new Date(Date.UTC(2027, 1, 1)) }] }),
     },
-    transaction: async () => {
+    // The first transaction run when told (a replay's, which finds no message), every other where the test stops.
+    transaction: async (work: (session: unknown) => Promise<unknown>) => {
       reads.transactions++;
+      if (options.replayRuns === true && reads.transactions === 1) return work({});
       throw new Error('the transaction: where this test stops');
     },
   } as unknown as MongoConnection;
@@ -73,6 +75,13 @@ describe('a send with an Idempotency-Key, before its transaction', () => {
     const { conn, reads } = store({ createdAt: NOW - DAY });
     await expect(send(conn)).rejects.toThrow('where this test stops');
     expect(reads).toEqual({ keyDocs: 1, messages: 0, counterWrites: 0, transactions: 1 });
+  });
+
+  it('a key whose message retention dropped (its document outlived it): the replay finds none, and the send is counted', async () => {
+    const { conn, reads } = store({ createdAt: NOW - DAY + 1 }, { replayRuns: true });
+    await expect(send(conn)).rejects.toThrow('where this test stops');
+    // The replay's lookup in this month and the next, then the send's own transaction after its count was taken (then given back).
+    expect(reads).toEqual({ keyDocs: 1, messages: 2, counterWrites: 2, transactions: 2 });
   });
 
   it('a key document its TTL has not deleted yet, 1 ms past the window: a new send, its count taken', async () => {

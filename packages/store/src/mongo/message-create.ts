@@ -59,10 +59,10 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   // the key's document (one read by _id; the months' lookups, 2–3 for every new key, were made
   // here and again in the transaction). Whichever way this goes, the transaction's lookup decides.
   if (input.idempotencyKey !== null && (await keyTakenInWindow(conn, t, input, input.idempotencyKey))) {
-    const replay = await conn.transaction((session) => createInTransaction(conn, session, t, input, {}));
-    // A replay makes nothing due; should the original have gone meanwhile (retention), this wrote one anew.
-    await noteDue(conn, replay.due);
-    return replay.created;
+    // The replay alone: should the message have gone (retention dropped its month while its key's
+    // document lived on), the send is counted below like any other — not written here uncounted.
+    const replay = await conn.transaction((session) => replayInTransaction(conn, session, t, input));
+    if (replay !== null) return replay;
   }
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
   let written = false;
@@ -96,18 +96,8 @@ async function createInTransaction(
   input: NewMessage,
   taken: Record<string, number>,
 ): Promise<{ created: CreatedMessage; due: DueNote[] }> {
-  const earlier = await findIdempotent(conn, session, t, input);
-  if (earlier !== null) {
-    // Its deliveries are in its month (its id's), which may be the month before this send's.
-    const q = P.deliveriesOf(t, [earlier._id]);
-    const deliveries = await conn
-      .bucketOf(earlier._id)
-      .deliveries.find(q.filter, { ...q.options, session, projection: { _id: 1 } })
-      .toArray();
-    const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
-    const message = toMessage(earlier, await payloadOf(conn, t, earlier, session));
-    return { created: { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) }, due: [] };
-  }
+  const replay = await replayInTransaction(conn, session, t, input);
+  if (replay !== null) return { created: replay, due: [] };
   const read = await readCounters(conn, session, input);
   // The key is taken first of the writes: a racing send with the same key conflicts here,
   // before either has done more work.
@@ -169,6 +159,21 @@ async function createInTransaction(
   };
 }
 
+/** The answer to a replay (the newest message with the key in its window, created: false), or null when there is none. */
+async function replayInTransaction(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage): Promise<CreatedMessage | null> {
+  const earlier = await findIdempotent(conn, session, t, input);
+  if (earlier === null) return null;
+  // Its deliveries are in its month (its id's), which may be the month before this send's.
+  const q = P.deliveriesOf(t, [earlier._id]);
+  const deliveries = await conn
+    .bucketOf(earlier._id)
+    .deliveries.find(q.filter, { ...q.options, session, projection: { _id: 1 } })
+    .toArray();
+  const deliveryIds = deliveries.map((d) => d._id as DeliveryId);
+  const message = toMessage(earlier, await payloadOf(conn, t, earlier, session));
+  return { message, deliveryIds, dueDeliveryIds: [], created: false, counters: await readCounters(conn, session, input) };
+}
+
 /** A new delivery of `message` to `endpoint`: pending, due at the message's creation. */
 function pendingDelivery(t: Tenant, message: Message, endpoint: { _id: string; url: string; status: string }, id: DeliveryId): DeliveryDoc {
   return {
@@ -211,8 +216,8 @@ function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
  * message created at or after `idempotencySince`: one read by _id. Its TTL deletes it once its
  * window has passed by the server's clock; a document the monitor has not deleted yet is judged
  * by its `createdAt`. A wrong guess costs a count taken and given back (a replay the document
- * missed) or a transaction without one (a message retention dropped): the lookup in the
- * transaction is what answers.
+ * missed) or a transaction more (a message retention dropped: then counted like a new send): the
+ * lookup in a transaction is what answers.
  */
 export async function keyTakenInWindow(conn: MongoConnection, t: Tenant, input: Pick<NewMessage, 'idempotencySince'>, key: string): Promise<boolean> {
   const q = P.idempotencyKey(t, key);
@@ -253,8 +258,15 @@ export function idempotencyMonths(months: readonly Month[], input: Pick<NewMessa
   return months.includes(next) ? [...before, next] : before;
 }
 
+/**
+ * How long a key's document outlives its window: its TTL runs by the server's clock, the window
+ * by the intake's, and a document gone early makes a replay look new before its transaction
+ * (keyTakenInWindow judges by `createdAt`, so a later expiry changes no answer).
+ */
+export const KEY_TTL_MARGIN_MS = 3_600_000;
+
 async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {
-  const windowMs = Math.max(0, input.createdAt - input.idempotencySince);
+  const windowMs = Math.max(0, input.createdAt - input.idempotencySince) + KEY_TTL_MARGIN_MS;
   const q = P.idempotencyKey(t, key);
   await conn.idempotencyKeys.updateOne(
     q.filter,
