@@ -108,21 +108,32 @@ const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
   WHERE rank <= ? AND org_id || '/' || env NOT IN (SELECT value FROM json_each(?))
   ORDER BY next_attempt_at LIMIT ?`;
 
-// The tenants' walk (DeliveryRepo.due): tenants in (org, env) order by endpoints_tenant, one seek
-// each; of a tenant not passed over, its endpoints a range at a time by the same index, and each
-// endpoint's oldest due by a seek of (0, endpoint, 0, due) in deliveries_endpoint_queue.
-/** The next tenant with endpoints after (org, env). */
-const NEXT_TENANT = 'SELECT org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env) > (?, ?) ORDER BY org_id, env LIMIT 1';
-/** A range of a tenant's endpoints after an id. */
-const TENANT_ENDPOINTS = 'SELECT id FROM endpoints INDEXED BY endpoints_tenant WHERE org_id = ? AND env = ? AND id > ? ORDER BY id LIMIT ?';
-/** The oldest due of each active endpoint of a JSON array of ids (1st), at most `each` (4th) of each and `limit` (5th) in all. */
-const DUE_OF_ENDPOINTS = `SELECT d.id, d.endpoint_id, d.org_id, d.env FROM json_each(?) j
-  JOIN endpoints e ON e.id = j.value AND e.status = 'active'
-  JOIN deliveries d ON d.rowid IN (
-    SELECT d.rowid FROM deliveries d
-    WHERE d.endpoint_id = e.id AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
-    ORDER BY d.next_attempt_at LIMIT ?)
-  ORDER BY d.next_attempt_at LIMIT ?`;
+// The tenants' walk (DeliveryRepo.due): endpoints in (org, env, id) order by endpoints_tenant (a
+// covering index), a page a statement, past a passed-over tenant in one seek; each page's other
+// endpoints' oldest due by a seek of (0, endpoint, 0, due) in deliveries_endpoint_queue.
+/** The next endpoints after an endpoint of a tenant. */
+const ENDPOINTS_AFTER =
+  'SELECT id, org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env, id) > (?, ?, ?) ORDER BY org_id, env, id LIMIT ?';
+/** The next endpoints after the whole of a tenant. */
+const ENDPOINTS_PAST_TENANT = 'SELECT id, org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env) > (?, ?) ORDER BY org_id, env, id LIMIT ?';
+/**
+ * The oldest due of each active endpoint of a JSON array of ids (1st), at most `each` (4th) of
+ * each, `perTenant` (5th) of each tenant and `limit` (6th) in all, oldest first.
+ */
+const DUE_OF_ENDPOINTS = `WITH heads AS (
+    SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM json_each(?) j
+    JOIN endpoints e ON e.id = j.value AND e.status = 'active'
+    JOIN deliveries d ON d.rowid IN (
+      SELECT d.rowid FROM deliveries d
+      WHERE d.endpoint_id = e.id AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
+      ORDER BY d.next_attempt_at LIMIT ?)
+  ),
+  ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
+  SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ? ORDER BY next_attempt_at LIMIT ?`;
+/** Endpoints the tenants' walk reads a statement. */
+const ENDPOINTS_A_STEP = 256;
+/** The least time between two tenants' walks (a sweep at every send's end would walk at each). */
+const TENANTS_WALK_EVERY_MS = 250;
 
 /** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
 const TENANT_REACH_PAGES = 8;
@@ -139,8 +150,10 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   #walkCursor = '';
   /** The tenant the last wider read of due() found alone (a page of its own, and nothing else in 8), and when. */
   #loneTenant: { key: string; at: number } | null = null;
-  /** Where the tenants' walk goes on: a tenant, and its last endpoint read (null: the tenant is done). */
+  /** Where the tenants' walk goes on: a tenant, and its last endpoint read (null: past the whole tenant). */
   #tenantsCursor: { orgId: string; env: string; after: string | null } = { orgId: '', env: '', after: null };
+  /** When the last tenants' walk ran. */
+  #walkedAt: number | null = null;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -182,11 +195,12 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         // Short though the read was full, cut by tenants' shares alone: a tenant whose backlog is
         // older and longer than those pages (a broadcast to thousands of endpoints) would hide
         // every tenant behind it. The others by the tenants' walk, the full ones passed over.
-        const others = this.#tenantsWalk(now, limit, perEndpoint, perTenant, fullTenants(found, perTenant, skipped));
-        if (others.length > 0) this.#loneTenant = null;
+        const others = this.#tenantsWalk(now, limit - found.length, perEndpoint, perTenant, fullTenants(found, perTenant, skipped), limit);
+        // Alone only if a walk ran and found no other (one put off by TENANTS_WALK_EVERY_MS says nothing).
+        if (others === null || others.length > 0) this.#loneTenant = null;
         // Once each (the walk may come round to a tenant of the wider read, or to one twice).
         const seen = new Set<string>();
-        const rows = [...wider, ...others].filter((r) => !seen.has(text(r, 'id')) && seen.add(text(r, 'id')));
+        const rows = [...wider, ...(others ?? [])].filter((r) => !seen.has(text(r, 'id')) && seen.add(text(r, 'id')));
         return capShares(rows, perEndpoint, perTenant).slice(0, limit);
       }
       // Short, though the read was full, because an endpoint's backlog filled it: the walk below,
@@ -214,39 +228,51 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   }
 
   /**
-   * Due rows of the tenants not in `passOver`, walking tenants and their endpoints from where the
-   * last walk stopped (round and round: each tenant's turn comes within a few walks, whatever
-   * the order of their ids): each endpoint's oldest `perEndpoint`, at most `limit` rows, and at
-   * most TENANT_REACH_PAGES × `limit` endpoints and tenants read — the cost of the wider read.
+   * Due rows of the tenants not in `passOver`, at most `room`: endpoints in (org, env, id) order
+   * from where the last walk stopped, round and round (each tenant's turn comes whatever the
+   * order of the ids), each one's oldest `perEndpoint`, `perTenant` of a tenant a page; at most
+   * TENANT_REACH_PAGES × `limit` endpoints read for their deliveries and statements run, a
+   * passed-over tenant's past a page of its index entries skipped in one seek (its 10⁵ endpoints
+   * unread), and at most one walk every TENANTS_WALK_EVERY_MS (a clock stepping
+   * back walks at once). A page whose rows filled the room is read again by the next walk: its
+   * endpoints' rows the room cut are not passed by. @returns null when no walk ran.
    */
-  #tenantsWalk(now: number, limit: number, perEndpoint: number, perTenant: number, passOver: ReadonlySet<string>): Row[] {
+  #tenantsWalk(now: number, room: number, perEndpoint: number, perTenant: number, passOver: ReadonlySet<string>, limit: number): Row[] | null {
     const rows: Row[] = [];
+    const walked = this.#walkedAt;
+    if (room <= 0 || (walked !== null && now >= walked && now < walked + TENANTS_WALK_EVERY_MS)) return null;
+    this.#walkedAt = now;
     const c = this.#tenantsCursor;
     let budget = limit * TENANT_REACH_PAGES;
     let restarted = false;
-    while (budget > 0 && rows.length < limit) {
-      if (c.after === null) {
-        budget--;
-        const next = this.#conn.statement(NEXT_TENANT).get(c.orgId, c.env);
-        if (next === undefined) {
-          // Past the last tenant: from the first, once a walk.
-          if (restarted || (c.orgId === '' && c.env === '')) break;
-          restarted = true;
-          Object.assign(c, { orgId: '', env: '', after: null });
-          continue;
-        }
-        Object.assign(c, { orgId: text(next, 'org_id'), env: text(next, 'env'), after: '' });
-        if (passOver.has(tenantKey(c))) c.after = null;
+    while (budget > 0 && rows.length < room) {
+      const n = Math.min(ENDPOINTS_A_STEP, budget);
+      const page =
+        c.after === null
+          ? this.#conn.statement(ENDPOINTS_PAST_TENANT).all(c.orgId, c.env, n)
+          : this.#conn.statement(ENDPOINTS_AFTER).all(c.orgId, c.env, c.after, n);
+      // The budget counts the endpoints read for their deliveries, and each statement (a passed-over
+      // tenant costs at most a page of index entries before the cursor jumps past it).
+      budget--;
+      if (page.length === 0) {
+        // Past the last endpoint: from the first, once a walk.
+        if (restarted) break;
+        restarted = true;
+        Object.assign(c, { orgId: '', env: '', after: null });
         continue;
       }
-      const n = Math.min(budget, ENDPOINTS_A_STEP);
-      const ids = this.#conn
-        .statement(TENANT_ENDPOINTS)
-        .all(c.orgId, c.env, c.after, n)
-        .map((r) => text(r, 'id'));
-      budget -= Math.max(1, ids.length);
-      c.after = ids.length < n ? null : ids[ids.length - 1]!;
-      if (ids.length > 0) rows.push(...this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant));
+      const before = { ...c };
+      const last = page[page.length - 1]!;
+      Object.assign(c, { orgId: text(last, 'org_id'), env: text(last, 'env'), after: text(last, 'id') });
+      // A tenant passed over at the page's end: the next page begins past all of it.
+      if (passOver.has(tenantKey(c))) c.after = null;
+      const ids = page.filter((e) => !passOver.has(tenantKey({ orgId: text(e, 'org_id'), env: text(e, 'env') }))).map((e) => text(e, 'id'));
+      if (ids.length === 0) continue;
+      budget -= ids.length;
+      const want = room - rows.length;
+      const found = this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant, want);
+      rows.push(...found);
+      if (found.length >= want) Object.assign(c, before);
     }
     return rows;
   }
@@ -571,8 +597,6 @@ function soleTenant(rows: Row[]): string | null {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-/** Endpoints of one tenant the tenants' walk reads in one statement. */
-const ENDPOINTS_A_STEP = 256;
 
 /** The tenants with `perTenant` of `due` (their share of the call), and those `skipped`. */
 function fullTenants(due: readonly DueDelivery[], perTenant: number, skipped: ReadonlySet<string>): Set<string> {

@@ -164,31 +164,42 @@ describe('SQLite query plans', () => {
   });
 
   it('walks the tenants past a wider read cut by shares: a seek a tenant, its endpoints a range, each one’s oldest by (0, endpoint, 0, due)', async () => {
-    // A tenant with 17 endpoints due (more than 8 pages of 2) and another behind: the walk runs, and its statements are recorded.
+    // A tenant with 30 endpoints due (more than 8 pages of 3), another behind it and an idle one: the walk runs from the first
+    // tenant (past the busy one) and on after an endpoint (room for 2 found 1), and its statements are recorded.
     const store = openSqliteStore({ path: ':memory:' });
     const m = new MessageFixtures(new Fixtures(() => store, new ManualClock()));
     const { t, consumer } = await m.scene();
-    for (let i = 1; i < 17; i++) await m.hook(t, consumer);
+    for (let i = 1; i < 20; i++) await m.hook(t, consumer);
+    const second = await m.f.consumer(t, 'customer-2');
+    for (let i = 0; i < 10; i++) await m.hook(t, second);
     const at = m.f.clock.now();
     await m.send(t, { createdAt: at - 1_000 });
+    await m.send(t, { createdAt: at - 1_000, consumerExternalId: 'customer-2' });
     const other = await m.scene();
     await m.send(other.t, { createdAt: at });
-    expect(await store.deliveries.due(at + 1, 2, 1, 1)).toHaveLength(2);
+    await m.scene();
+    expect(await store.deliveries.due(at + 1, 3, 1, 1)).toHaveLength(2);
     await store.close();
-    expect(planOf('SELECT org_id, env FROM endpoints INDEXED BY endpoints_tenant')).toBe(
+    expect(planOf('SELECT id, org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env) >')).toBe(
       'SEARCH endpoints USING COVERING INDEX endpoints_tenant ((org_id,env)>(?,?))',
     );
-    expect(planOf('SELECT id FROM endpoints INDEXED BY endpoints_tenant')).toBe(
-      'SEARCH endpoints USING COVERING INDEX endpoints_tenant (org_id=? AND env=? AND id>?)',
+    expect(planOf('SELECT id, org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env, id) >')).toBe(
+      'SEARCH endpoints USING COVERING INDEX endpoints_tenant ((org_id,env,id)>(?,?,?))',
     );
-    expect(planOf('SELECT d.id, d.endpoint_id, d.org_id, d.env FROM json_each(?) j')).toBe(
+    expect(planOf('WITH heads AS ( SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM json_each(?) j')).toBe(
       [
+        'CO-ROUTINE ranked',
+        'CO-ROUTINE (subquery-5)',
+        // The page's endpoints by id, each one's oldest due by a seek of (0, endpoint, 0, due).
         'SCAN j VIRTUAL TABLE INDEX 1:',
         'SEARCH e USING INDEX sqlite_autoindex_endpoints_1 (id=?)',
         'SEARCH d USING INTEGER PRIMARY KEY (rowid=?)',
         'CORRELATED LIST SUBQUERY 1',
         'SEARCH d USING INDEX deliveries_endpoint_queue (held=? AND endpoint_id=? AND lane_wait=? AND next_attempt_at<?)',
-        // The rows read (at most `perEndpoint` of each of the range's endpoints) sorted by due time.
+        // Each tenant's rows ranked, then sorted by due time: the rows read (at most `perEndpoint` of each of the page's).
+        'USE TEMP B-TREE FOR ORDER BY',
+        'SCAN (subquery-5)',
+        'SCAN ranked',
         'USE TEMP B-TREE FOR ORDER BY',
       ].join(' | '),
     );

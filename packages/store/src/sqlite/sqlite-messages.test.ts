@@ -101,15 +101,74 @@ describe('SQLite store', () => {
     const other = await m.scene();
     const behind = m.only(await m.send(other.t, { createdAt: at }));
     const everyEndpoint = (sql: string) => (sql.includes('WITH RECURSIVE eps') ? 'walks' : undefined);
-    const sweep = () => store.deliveries.due(at + 1, 4, 1, 2);
-    const { result: listed, counts } = await countStatements(everyEndpoint, sweep);
+    const sweep = (now = at + 1) => store.deliveries.due(now, 4, 1, 2);
+    const { result: listed, counts } = await countStatements(everyEndpoint, () => sweep());
     // Not by the walk of every endpoint (a seek each: 0.6 s a sweep at 10⁵), which a tenant's share had been taken for an endpoint's cut.
     expect(counts.walks ?? 0).toBe(0);
     // The busy tenant's share (2), then the other's, which lies behind all 32 rows of the wider read.
     expect(listed.map((d) => d.tenant.orgId)).toEqual([t.orgId, t.orgId, other.t.orgId]);
     expect(listed[2]!.id).toBe(behind);
-    // Nothing changed: the same answer (the walk comes round to it again).
-    expect((await sweep()).map((d) => d.id)).toEqual(listed.map((d) => d.id));
+    // Nothing changed: within 250 ms, no walk (a sweep at every send's end would walk at each); then the same answer
+    // (the walk comes round to it again).
+    expect((await sweep(at + 1 + 249)).map((d) => d.tenant.orgId)).toEqual([t.orgId, t.orgId]);
+    expect((await sweep(at + 1 + 250)).map((d) => d.id)).toEqual(listed.map((d) => d.id));
+  });
+
+  it('the tenants’ walk skips a full tenant’s 300 endpoints in one seek once it meets them (a page of them read, not all)', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 300, at - 10_000);
+    const other = await m.scene();
+    const behind = m.only(await m.send(other.t, { createdAt: at }));
+    const walkStatements = (sql: string) => (sql.includes('INDEXED BY endpoints_tenant') ? 'walk' : undefined);
+    const { result, counts } = await countStatements(walkStatements, () => store.deliveries.due(at + 1, 4, 1, 2));
+    expect(result.map((d) => d.id)).toContain(behind);
+    // A page of the busy tenant's endpoints (32: the walk's budget at a limit of 4), then one past all of it to the other's;
+    // the room (2) not filled, on past the last endpoint and round once more: 5 statements (read on inside the busy tenant,
+    // page after page, it took 31).
+    expect(counts.walk).toBe(5);
+  });
+
+  it('the tenants’ walk does not pass by what the room cut: tenants found beyond it are listed by the next walk', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    // Four tenants with a delivery due each, then 60 idle ones (ids in the order made: the walk meets them in it).
+    const small: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { t } = await m.scene();
+      small.push(m.only(await m.send(t, { createdAt: at })));
+    }
+    for (let i = 0; i < 60; i++) await m.scene();
+    const listedOf = async (now: number) => {
+      const listed = (await store.deliveries.due(now, 4, 1, 2)).map((d) => d.id).filter((id) => small.includes(id));
+      // Claimed, as the dispatcher would: the next call lists the others.
+      for (const id of listed) await m.claim(id, now);
+      return listed;
+    };
+    // Room for 2 beside the busy tenant's share: the first two, then the other two at the next walk.
+    expect(await listedOf(at + 1)).toEqual(small.slice(0, 2));
+    expect(await listedOf(at + 1 + 250)).toEqual(small.slice(2));
+  });
+
+  it('the tenants’ walk passes over a tenant asked to be skipped, even where it stopped inside it, and lists no delivery twice', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    const busy = await busyTenant(m, 40, at - 10_000);
+    // A tenant with 300 endpoints due (newer than the busy one's), then one with a delivery due behind both.
+    const wide = await busyTenant(m, 300, at - 5_000);
+    const other = await m.scene();
+    const behind = m.only(await m.send(other.t, { createdAt: at }));
+    const first = await store.deliveries.due(at + 1, 4, 2, 2);
+    expect(first.map((d) => d.tenant.orgId)).toEqual([busy.orgId, busy.orgId, wide.orgId, wide.orgId]);
+    // The wide tenant now skipped (its share full): the next walk does not read on inside it.
+    const skipped = [{ orgId: wide.orgId, env: 'live' as const }];
+    const next = await store.deliveries.due(at + 1 + 250, 4, 2, 2, skipped);
+    expect(next.map((d) => d.id)).toEqual([first[0]!.id, first[1]!.id, behind]);
+    expect(new Set(next.map((d) => d.id)).size).toBe(next.length);
   });
 
   it('the tenants’ walk reads at most 8 pages’ worth of tenants and endpoints a call, and goes on where it stopped', async () => {
@@ -123,12 +182,13 @@ describe('SQLite store', () => {
     const behind = m.only(await m.send(other.t, { createdAt: at }));
     const walkStatements = (sql: string) => (sql.includes('INDEXED BY endpoints_tenant') ? 'walk' : undefined);
     const calls: { found: boolean; walk: number }[] = [];
-    for (let call = 0; call < 6 && !calls.some((c) => c.found); call++) {
+    for (let call = 0; call < 8 && !calls.some((c) => c.found); call++) {
       // A second apart: the lone tenant's page is answered alone within a second of a wider read that found no other.
       const { result, counts } = await countStatements(walkStatements, () => store.deliveries.due(at + 1 + call * 1_000, 4, 1, 2));
       calls.push({ found: result.some((d) => d.id === behind), walk: counts.walk ?? 0 });
     }
-    // 62 tenants and 101 endpoints: at most 32 of them read a call (4 × 8), so found by the third or fourth.
+    // 62 tenants and 101 endpoints, the busy one's 40 passed over (a page of them read, then a jump past): the others'
+    // 61 read at most 32 a call, statements counted in (4 × 8), so found by the second, third or fourth.
     expect(calls.at(-1)?.found).toBe(true);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls.length).toBeLessThanOrEqual(5);
