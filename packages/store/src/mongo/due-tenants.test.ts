@@ -445,6 +445,13 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(tenants.map((t) => [t['_id'], t['dueAt']])).toEqual([['org_busy/live', 1]]);
   });
 
+  it('70 tenants at one bound (a page holds 64): the next page reads the rest of that bound by id, then later bounds', async () => {
+    const many = Array.from({ length: 70 }, (_, i) => ({ id: `ep_${String(i).padStart(2, '0')}`, orgId: `org_${String(i).padStart(2, '0')}`, dueAt: 5 }));
+    const { conn } = store([...many, { id: 'ep_late', orgId: 'org_late', dueAt: 6 }]);
+    const listed = await dueDeliveries(conn, 10_000, 71, 1, 1);
+    expect(listed.map((d) => d.id)).toEqual([...many.map((e) => `dlv_${e.id}`), 'dlv_ep_late']);
+  });
+
   it('70 tenants of one endpoint each, limit 70: two pages of tenants in bound order, each tenant’s one', async () => {
     const many = Array.from({ length: 70 }, (_, i) => ({ id: `ep_${String(i).padStart(2, '0')}`, orgId: `org_${String(i).padStart(2, '0')}`, dueAt: 100 - i }));
     const { conn } = store(many);

@@ -3,7 +3,7 @@
 import { newId } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { createMessage } from './message-create.ts';
+import { createMessage, KEY_TTL_MARGIN_MS, keyExpiresAt } from './message-create.ts';
 import { monthOf, nextMonth } from './months.ts';
 
 const NOW = Date.UTC(2026, 11, 2);
@@ -18,9 +18,11 @@ function store(keyDoc: { createdAt: number } | null, options: { replayRuns?: boo
     bucketMonthOf: () => month,
     months: async () => [month, nextMonth(month)],
     idempotencyKeys: {
-      findOne: async (filter: { _id: string }) => {
+      findOne: async (filter: { _id: string }, options: { readPreference?: { mode?: string } }) => {
         reads.keyDocs++;
         expect(filter._id).toBe('org_1:live:key-1');
+        // A key taken a moment ago is on the primary; a lagging secondary would not have it.
+        expect(options.readPreference?.mode).toBe('primary');
         return keyDoc;
       },
     },
@@ -89,5 +91,12 @@ describe('a send with an Idempotency-Key, before its transaction', () => {
     await expect(send(conn)).rejects.toThrow('where this test stops');
     // The count taken, then given back as the transaction failed.
     expect(reads).toEqual({ keyDocs: 1, messages: 0, counterWrites: 2, transactions: 1 });
+  });
+
+  it('a key’s document outlives its window (24 h) by an hour: its TTL runs by the server’s clock, its window by the intake’s', () => {
+    expect(KEY_TTL_MARGIN_MS).toBe(3_600_000);
+    expect(keyExpiresAt({ createdAt: NOW, idempotencySince: NOW - DAY }).getTime()).toBe(NOW + DAY + 3_600_000);
+    // A window that could not be (since after the send): none, and the margin still.
+    expect(keyExpiresAt({ createdAt: NOW, idempotencySince: NOW + 5 }).getTime()).toBe(NOW + 3_600_000);
   });
 });

@@ -223,6 +223,9 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
 };
 
+/** Indexes of earlier layouts no query hints any more, dropped at every start (ensureIndexes). */
+export const RETIRED_INDEXES: readonly (readonly [string, string])[] = [[COLLECTIONS.dueEndpoints, 'due_endpoints_due']];
+
 /**
  * Creates every collection's indexes (and so the collections; the monthly families' are made
  * month by month: ensureMonths, which transactions need to
@@ -230,6 +233,17 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
  * @throws MongoServerError when an index exists under the same name with another definition.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
+  // An index a layout replaced, made again by an older binary started against this database (its
+  // createIndexes runs before it refuses the newer layout): each of its bound's writes would keep it.
+  for (const [collection, name] of RETIRED_INDEXES) {
+    await db
+      .collection(collection)
+      .dropIndex(name)
+      .catch((err: unknown) => {
+        const codeName = (err as { codeName?: unknown }).codeName;
+        if (codeName !== 'IndexNotFound' && codeName !== 'NamespaceNotFound') throw err;
+      });
+  }
   const monthly: readonly string[] = MONTHLY;
   for (const name of Object.values(COLLECTIONS)) {
     // One collection per month, made ahead with these indexes by month-buckets.ts.

@@ -611,8 +611,8 @@ async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void
  * Gives every tenant with entries in `due_endpoints` its `due_tenants` bound (layout 5), at most
  * its entries' least: a walk of the entries by _id, UPGRADE_BATCH at a time (one document per
  * endpoint and month with due work, never the backlog), each batch's tenants lowered by `$min`
- * in one bulk write — idempotent, so a takeover walks again from the start. Then drops the
- * index the tenant level replaced (every bound's move wrote it).
+ * in one bulk write — idempotent, so a takeover walks again from the start. (The index the
+ * tenant level replaced, due_endpoints_due, is dropped at every start: RETIRED_INDEXES.)
  */
 async function backfillDueTenants(conn: MongoConnection, renew: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   for (let after = ''; ; ) {
@@ -629,10 +629,6 @@ async function backfillDueTenants(conn: MongoConnection, renew: () => Promise<vo
     after = page[page.length - 1]!._id;
     await renew();
   }
-  const dropped = conn.dueEndpoints.dropIndex('due_endpoints_due').catch((err: unknown) => {
-    if ((err as { codeName?: unknown }).codeName !== 'IndexNotFound') throw err;
-  });
-  await unlessAborted(dropped, signal);
 }
 
 /**

@@ -12,6 +12,7 @@ import { pendingCounts, pendingStatuses } from './message-status.ts';
 import { ensureMonth } from './month-buckets.ts';
 import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
+import { ON_PRIMARY } from './plans/plan.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
@@ -221,7 +222,8 @@ function checkMonth(input: Pick<NewMessage, 'id' | 'createdAt'>): void {
  */
 export async function keyTakenInWindow(conn: MongoConnection, t: Tenant, input: Pick<NewMessage, 'idempotencySince'>, key: string): Promise<boolean> {
   const q = P.idempotencyKey(t, key);
-  const doc = await conn.idempotencyKeys.findOne(q.filter, { ...q.options, projection: { createdAt: 1 } });
+  // On the primary: a lagging secondary would miss a key taken a moment ago, and a replay at the plan's limit be refused.
+  const doc = await conn.idempotencyKeys.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: { createdAt: 1 } });
   return doc !== null && doc.createdAt >= input.idempotencySince;
 }
 
@@ -265,12 +267,16 @@ export function idempotencyMonths(months: readonly Month[], input: Pick<NewMessa
  */
 export const KEY_TTL_MARGIN_MS = 3_600_000;
 
+/** When a key's document may go (its TTL index): the end of the send's window, and KEY_TTL_MARGIN_MS more. */
+export function keyExpiresAt(input: Pick<NewMessage, 'createdAt' | 'idempotencySince'>): Date {
+  return new Date(input.createdAt + Math.max(0, input.createdAt - input.idempotencySince) + KEY_TTL_MARGIN_MS);
+}
+
 async function takeIdempotencyKey(conn: MongoConnection, session: ClientSession, t: Tenant, input: NewMessage, key: string): Promise<void> {
-  const windowMs = Math.max(0, input.createdAt - input.idempotencySince) + KEY_TTL_MARGIN_MS;
   const q = P.idempotencyKey(t, key);
   await conn.idempotencyKeys.updateOne(
     q.filter,
-    { $set: { messageId: input.id, createdAt: input.createdAt, expiresAt: new Date(input.createdAt + windowMs) } },
+    { $set: { messageId: input.id, createdAt: input.createdAt, expiresAt: keyExpiresAt(input) } },
     { ...q.options, session, upsert: true },
   );
 }
