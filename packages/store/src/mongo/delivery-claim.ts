@@ -80,13 +80,14 @@ interface ReadTenant {
  * lowest entry's (settleTenant). Within a batch, entries are taken while the tenant is below its
  * share, in two rounds (an entry whose bound was stale — its delivery leased since — leaves its
  * place to the batch's next entries); the rest are passed over untouched (no write: their bounds,
- * and so their order, stay). A skipped tenant is passed over with no write. Pages go on until
- * `limit` deliveries are found and the next page's lowest bound is later than the last of them,
- * or the queue ends, or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth:
- * the batches under way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages.
- * Examines ≤ pages × (2 × DUE_TENANTS_PAGE + 2 a tenant) + (budget + DUE_TENANTS_PAGE ×
- * DUE_ENDPOINTS_PAGE) × (perEndpoint + 3) documents, whatever the backlog. A read: two calls at
- * one `now` with nothing changed between give the same answer.
+ * and so their order, stay); a round takes the oldest bounds of the page's batches, no more than
+ * the room the limit has left (and a batch's worth of stale ones more). A skipped tenant is
+ * passed over with no write. Pages go on until `limit` deliveries are found, or the queue ends,
+ * or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth: the batches under
+ * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages. Examines ≤ pages × (2 ×
+ * DUE_TENANTS_PAGE + 3 a tenant) + budget + DUE_TENANTS_PAGE × DUE_ENDPOINTS_PAGE entries, and
+ * perEndpoint + 3 documents an entry taken (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
+ * the backlog. A read: two calls at one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(
   conn: MongoConnection,
@@ -109,17 +110,15 @@ export async function dueDeliveries(
   /** Entries taken in this call: one whose bound a take moved to a time still due is read again by the tenant's next batch. */
   const takenEntries = new Set<string>();
   let last: QueuedTenant | undefined;
-  for (let page = 0; page < maxPages && budget > 0; page++) {
+  // Until the limit is found: no take is made past it (the room), so a page read then would only be settled.
+  for (let page = 0; page < maxPages && budget > 0 && due.length < limit; page++) {
     const tenants = await readTenantPage(conn, now, last);
     if (tenants.length === 0) break;
-    // The shares only cut what was found: fewer than `limit` found, fewer kept (no sort needed).
-    const found = due.length >= limit ? kept() : due;
-    if (found.length >= limit && tenants[0]!.dueAt > found[limit - 1]!.dueAt) break;
     last = tenants[tenants.length - 1];
     const fresh = tenants.filter((t) => !visited.has(t._id));
     for (const t of fresh) visited.add(t._id);
     let reading: ReadTenant[] = fresh.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
-    for (let first = true; reading.length > 0 && due.length < limit && (first || budget > 0); first = false) {
+    for (let first = true; reading.length > 0 && (first || (budget > 0 && due.length < limit)); first = false) {
       const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
       budget -= batches.reduce((n, b) => n + b.length, 0);
       // Oldest bound first across the tenants, and no more entries taken than the limit has room for (an entry
