@@ -118,7 +118,8 @@ const ENDPOINTS_AFTER =
 const ENDPOINTS_PAST_TENANT = 'SELECT id, org_id, env FROM endpoints INDEXED BY endpoints_tenant WHERE (org_id, env) > (?, ?) ORDER BY org_id, env, id LIMIT ?';
 /**
  * The oldest due of each active endpoint of a JSON array of ids (1st), at most `each` (4th) of
- * each, `perTenant` (5th) of each tenant and `limit` (6th) in all, oldest first.
+ * each and `perTenant` (5th) of each tenant (its oldest), in the walk's order (tenant, endpoint),
+ * the first `limit` (6th).
  */
 const DUE_OF_ENDPOINTS = `WITH heads AS (
     SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM json_each(?) j
@@ -129,7 +130,7 @@ const DUE_OF_ENDPOINTS = `WITH heads AS (
       ORDER BY d.next_attempt_at LIMIT ?)
   ),
   ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
-  SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ? ORDER BY next_attempt_at LIMIT ?`;
+  SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ? ORDER BY org_id, env, endpoint_id, next_attempt_at LIMIT ?`;
 /** Endpoints the tenants' walk reads a statement. */
 const ENDPOINTS_A_STEP = 256;
 /** The least time between two tenants' walks (a sweep at every send's end would walk at each). */
@@ -261,18 +262,18 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         Object.assign(c, { orgId: '', env: '', after: null });
         continue;
       }
-      const before = { ...c };
       const last = page[page.length - 1]!;
       Object.assign(c, { orgId: text(last, 'org_id'), env: text(last, 'env'), after: text(last, 'id') });
       // A tenant passed over at the page's end: the next page begins past all of it.
       if (passOver.has(tenantKey(c))) c.after = null;
-      const ids = page.filter((e) => !passOver.has(tenantKey({ orgId: text(e, 'org_id'), env: text(e, 'env') }))).map((e) => text(e, 'id'));
-      if (ids.length === 0) continue;
-      budget -= ids.length;
+      const kept = page.filter((e) => !passOver.has(tenantKey({ orgId: text(e, 'org_id'), env: text(e, 'env') })));
+      if (kept.length === 0) continue;
+      budget -= kept.length;
       const want = room - rows.length;
+      const ids = kept.map((e) => text(e, 'id'));
       const found = this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant, want);
       rows.push(...found);
-      if (found.length >= want) Object.assign(c, before);
+      if (found.length >= want) Object.assign(c, resumeAt(found, kept, perTenant));
     }
     return rows;
   }
@@ -597,6 +598,24 @@ function soleTenant(rows: Row[]): string | null {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Where the tenants' walk goes on when the room filled part-way through a page (`found`, in the
+ * walk's order, of the page's endpoints `kept`): past the last tenant listed when it had its
+ * share listed (the tenants behind it get their turn, not its backlog again), else at the last
+ * endpoint listed (the rows the room cut, there and after it, are read again, not passed by) —
+ * past it when it is the page's first: a walk always moves on (one endpoint's backlog would
+ * hold it there).
+ */
+function resumeAt(found: readonly Row[], kept: readonly Row[], perTenant: number): { orgId: string; env: string; after: string | null } {
+  const last = found[found.length - 1]!;
+  const tenant = { orgId: text(last, 'org_id'), env: text(last, 'env') };
+  const listed = found.filter((r) => text(r, 'org_id') === tenant.orgId && text(r, 'env') === tenant.env).length;
+  if (listed >= perTenant) return { ...tenant, after: null };
+  const i = kept.findIndex((e) => text(e, 'id') === text(last, 'endpoint_id'));
+  const at = i > 0 ? kept[i - 1]! : last;
+  return { orgId: text(at, 'org_id'), env: text(at, 'env'), after: text(at, i > 0 ? 'id' : 'endpoint_id') };
+}
 
 /** The tenants with `perTenant` of `due` (their share of the call), and those `skipped`. */
 function fullTenants(due: readonly DueDelivery[], perTenant: number, skipped: ReadonlySet<string>): Set<string> {

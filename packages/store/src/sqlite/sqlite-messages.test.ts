@@ -153,6 +153,25 @@ describe('SQLite store', () => {
     expect(await listedOf(at + 1 + 250)).toEqual(small.slice(2));
   });
 
+  it('a hidden tenant with a backlog of its own gets its share of a walk, and the tenant behind it the next walk', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    // B: 10 endpoints due, newer than the busy tenant's; C behind it (ids in the order made).
+    const b = await busyTenant(m, 10, at - 5_000);
+    const c = await m.scene();
+    const behind = m.only(await m.send(c.t, { createdAt: at }));
+    const walked = async (now: number) => {
+      const listed = (await store.deliveries.due(now, 4, 1, 2)).slice(2);
+      for (const d of listed) await m.claim(d.id, now);
+      return listed.map((d) => (d.tenant.orgId === b.orgId ? 'B' : d.id === behind ? 'C' : '?'));
+    };
+    // The room beside the busy tenant's share (2) is B's share: the next walk goes on past B, to C.
+    expect(await walked(at + 1)).toEqual(['B', 'B']);
+    expect(await walked(at + 1 + 250)).toEqual(['C', 'B']);
+  });
+
   it('the tenants’ walk passes over a tenant asked to be skipped, even where it stopped inside it, and lists no delivery twice', async () => {
     const store = openFile(tempFile());
     const m = new MessageFixtures(fixtures(store));
