@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, healDueQueue, sharePerTenant, withinShares } from './delivery-claim.ts';
-import { dueEntryId, noteDue } from './due-queue.ts';
+import { type DueNote, dueEntryId, noteDue } from './due-queue.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
@@ -147,6 +147,29 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
   return { conn, counts, queue, tenants, deliveries, eps, queueFinds: () => queueCounts.finds + tenantCounts.finds };
 }
 
+/** Notes `notes` (noteDue) once the `n`th read of the queue's entries has answered, before its caller sees the answer. */
+function afterEntryRead(conn: MongoConnection, n: number, notes: DueNote[]): { noted: Promise<void> | undefined } {
+  const entries = conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
+  const read = entries.find;
+  const told: { noted: Promise<void> | undefined } = { noted: undefined };
+  let reads = 0;
+  entries.find = (...args: unknown[]) => {
+    const cursor = read(...args);
+    if (++reads !== n) return cursor;
+    return {
+      limit: (k: number) => ({
+        toArray: async () => {
+          const found = await cursor.limit(k).toArray();
+          told.noted = noteDue(conn, notes);
+          await told.noted;
+          return found;
+        },
+      }),
+    };
+  };
+  return told;
+}
+
 const busyEndpoints = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `ep_busy_${String(i).padStart(4, '0')}`, orgId: 'org_busy', dueAt: 1 + i }));
 
 describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () => {
@@ -280,27 +303,10 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
     // The same, the note landing after the sweep read the tenant's lowest entry and before it moved the bound back.
     const second = store(busyEndpoints(3));
-    const firstEntry = second.conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (n: number) => { toArray: () => Promise<Doc[]> } } };
-    const read = firstEntry.find;
-    let reads = 0;
-    let late: Promise<void> | undefined;
-    firstEntry.find = (...args: unknown[]) => {
-      const cursor = read(...args);
-      // The settle's read of the lowest entry is the call's second of the entries (the batch's first): the note lands after it.
-      if (++reads !== 2) return cursor;
-      return {
-        limit: (n: number) => ({
-          toArray: async () => {
-            const found = await cursor.limit(n).toArray();
-            late = noteDue(second.conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_new', month: MONTH, dueAt: 0 }]);
-            await late;
-            return found;
-          },
-        }),
-      };
-    };
+    // The settle's read of the lowest entry is the call's second of the entries (the batch's first): the note lands after it.
+    const late = afterEntryRead(second.conn, 2, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_new', month: MONTH, dueAt: 0 }]);
     await dueDeliveries(second.conn, 10_000, 1, 1, 1);
-    expect(late).toBeDefined();
+    expect(late.noted).toBeDefined();
     expect(second.tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
   });
 
@@ -343,27 +349,10 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     // The one delivery leased since its entry's bound was set: the sweep moves that entry to the lease's end, and would
     // raise the tenant there.
     deliveries[0]!['dueAt'] = now + 17_000;
-    const entries = conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (n: number) => { toArray: () => Promise<Doc[]> } } };
-    const read = entries.find;
-    let reads = 0;
-    let noted: Promise<void> | undefined;
-    entries.find = (...args: unknown[]) => {
-      const cursor = read(...args);
-      // The settle's first read of the lowest entry (after the batch's): a retry of another endpoint is noted after it.
-      if (++reads !== 2) return cursor;
-      return {
-        limit: (n: number) => ({
-          toArray: async () => {
-            const found = await cursor.limit(n).toArray();
-            noted = noteDue(conn, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_retry', month: MONTH, dueAt: now + 10_000 }]);
-            await noted;
-            return found;
-          },
-        }),
-      };
-    };
+    // The settle's first read of the lowest entry (after the batch's): a retry of another endpoint is noted after it.
+    const retry = afterEntryRead(conn, 2, [{ orgId: 'org_busy', env: 'live', endpointId: 'ep_retry', month: MONTH, dueAt: now + 10_000 }]);
     expect(await dueDeliveries(conn, now, 1, 1, 1)).toEqual([]);
-    expect(noted).toBeDefined();
+    expect(retry.noted).toBeDefined();
     expect(queue.map((e) => [e['endpointId'], e['dueAt']])).toEqual([
       ['ep_busy_0000', now + 17_000],
       ['ep_retry', now + 10_000],

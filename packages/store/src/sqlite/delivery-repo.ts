@@ -95,18 +95,27 @@ const UNHELD_ENDPOINT_COUNT = `${OPEN_ENDPOINTS} SELECT count(*) AS n FROM eps
 // oldest due `limit` (6th) of what is left. The tenants' ranks sort
 // the rows the walk already read (`each` an endpoint), no more.
 const DUE_OF_EACH_ENDPOINT = `${OPEN_ENDPOINTS},
-  heads AS (
-    SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM eps
-    JOIN endpoints e ON e.id = eps.ep AND e.status = 'active'
-    JOIN deliveries d ON d.rowid IN (
-      SELECT d.rowid FROM deliveries d
-      WHERE d.endpoint_id = eps.ep AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
-      ORDER BY d.next_attempt_at LIMIT ?)
-  ),
-  ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
+  ${rankedHeads('eps', 'eps.ep')}
   SELECT id, endpoint_id, org_id, env FROM ranked
   WHERE rank <= ? AND org_id || '/' || env NOT IN (SELECT value FROM json_each(?))
   ORDER BY next_attempt_at LIMIT ?`;
+
+/**
+ * The CTEs `heads` (each active endpoint of `from`, its id `ep`: its oldest due, at most a
+ * parameter's number) and `ranked` (each tenant's rows ranked by due time): the due reads that
+ * walk endpoints, not the due index.
+ */
+function rankedHeads(from: string, ep: string): string {
+  return `heads AS (
+    SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM ${from}
+    JOIN endpoints e ON e.id = ${ep} AND e.status = 'active'
+    JOIN deliveries d ON d.rowid IN (
+      SELECT d.rowid FROM deliveries d
+      WHERE d.endpoint_id = ${ep} AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
+      ORDER BY d.next_attempt_at LIMIT ?)
+  ),
+  ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)`;
+}
 
 // The tenants' walk (DeliveryRepo.due): endpoints in (org, env, id) order by endpoints_tenant (a
 // covering index), a page a statement, past a passed-over tenant in one seek; each page's other
@@ -121,15 +130,7 @@ const ENDPOINTS_PAST_TENANT = 'SELECT id, org_id, env FROM endpoints INDEXED BY 
  * each and `perTenant` (5th) of each tenant (its oldest), in the walk's order (tenant, endpoint),
  * the first `limit` (6th).
  */
-const DUE_OF_ENDPOINTS = `WITH heads AS (
-    SELECT d.id, d.endpoint_id, d.org_id, d.env, d.next_attempt_at FROM json_each(?) j
-    JOIN endpoints e ON e.id = j.value AND e.status = 'active'
-    JOIN deliveries d ON d.rowid IN (
-      SELECT d.rowid FROM deliveries d
-      WHERE d.endpoint_id = e.id AND d.org_id = e.org_id AND d.env = e.env AND ${DUE_UNLEASED}
-      ORDER BY d.next_attempt_at LIMIT ?)
-  ),
-  ranked AS (SELECT *, row_number() OVER (PARTITION BY org_id, env ORDER BY next_attempt_at, id) AS rank FROM heads)
+const DUE_OF_ENDPOINTS = `WITH ${rankedHeads('json_each(?) j', 'j.value')}
   SELECT id, endpoint_id, org_id, env FROM ranked WHERE rank <= ? ORDER BY org_id, env, endpoint_id, next_attempt_at LIMIT ?`;
 /** Endpoints the tenants' walk reads a statement. */
 const ENDPOINTS_A_STEP = 256;
