@@ -111,14 +111,14 @@ export async function dueDeliveries(
   const takenEntries = new Set<string>();
   let last: QueuedTenant | undefined;
   // Until the limit is found: no take is made past it (the room), so a page read then would only be settled.
-  for (let page = 0; page < maxPages && budget > 0 && due.length < limit; page++) {
+  for (let page = 0; page < maxPages && budget > 0 && kept().length < limit; page++) {
     const tenants = await readTenantPage(conn, now, last);
     if (tenants.length === 0) break;
     last = tenants[tenants.length - 1];
     const fresh = tenants.filter((t) => !visited.has(t._id));
     for (const t of fresh) visited.add(t._id);
     let reading: ReadTenant[] = fresh.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
-    for (let first = true; reading.length > 0 && (first || (budget > 0 && due.length < limit)); first = false) {
+    for (let first = true; reading.length > 0 && (first || (budget > 0 && kept().length < limit)); first = false) {
       const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
       budget -= batches.reduce((n, b) => n + b.length, 0);
       // Oldest bound first across the tenants, and no more entries taken than the limit has room for (an entry
@@ -127,7 +127,8 @@ export async function dueDeliveries(
         .flat()
         .filter((q) => !takenEntries.has(q._id))
         .sort(byDue);
-      const room = () => Math.max(0, limit - due.length);
+      // What the shares keep, not what was given: one endpoint's perEndpoint against a tenant's share of 1 is one (helper 259).
+      const room = () => Math.max(0, limit - kept().length);
       // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
       // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
       // other entries of the batch (more writes, whose moves set those bounds right; not a round an

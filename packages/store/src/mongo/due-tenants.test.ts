@@ -409,6 +409,22 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(new Set(listed.map((d) => d.id)).size).toBe(70);
   });
 
+  it('a tenant whose one endpoint gives more than its share of 1: the room counts what is kept, and the tenant on the next page is listed', async () => {
+    // 63 skipped tenants (their share full at the dispatcher) and A fill the first page of 64 tenants; B is on the second.
+    const skipped = Array.from({ length: 63 }, (_, i) => ({
+      id: `ep_s${String(i).padStart(2, '0')}`,
+      orgId: `org_s${String(i).padStart(2, '0')}`,
+      dueAt: 10 + i,
+    }));
+    const { conn, deliveries } = store([{ id: 'ep_a', orgId: 'org_a', dueAt: 1 }, ...skipped, { id: 'ep_b', orgId: 'org_b', dueAt: 1_000 }]);
+    // A's one endpoint has 5 deliveries due (perEndpoint 5), its tenant a share of 1; the limit is 4.
+    for (let i = 1; i < 5; i++) {
+      deliveries.push({ _id: `dlv_ep_a_${i}`, endpointId: 'ep_a', orgId: 'org_a', env: 'live', status: 'pending', held: false, laneWait: false, dueAt: 1 + i });
+    }
+    const skip = skipped.map((e) => ({ orgId: e.orgId as never, env: 'live' as const }));
+    expect((await dueDeliveries(conn, 10_000, 4, 5, 1, skip)).map((d) => d.id)).toEqual(['dlv_ep_a', 'dlv_ep_b']);
+  });
+
   it('two dispatchers sweeping one tenant at once both list its deliveries, none twice', async () => {
     const { conn } = store(busyEndpoints(200));
     const [a, b] = await Promise.all([dueDeliveries(conn, 10_000, 100, 1, 100), dueDeliveries(conn, 10_000, 100, 1, 100)]);

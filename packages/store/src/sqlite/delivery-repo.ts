@@ -136,6 +136,8 @@ const DUE_OF_ENDPOINTS = `WITH ${rankedHeads('json_each(?) j', 'j.value')}
 const ENDPOINTS_A_STEP = 256;
 /** The least time between two tenants' walks (a sweep at every send's end would walk at each). */
 const TENANTS_WALK_EVERY_MS = 250;
+/** Tenants the walk keeps a place inside (#tenantResume). */
+const RESUME_CAP = 4_096;
 
 /** Pages of the oldest due a page cut by a tenant's share alone reads for the others (DeliveryRepo.due). */
 const TENANT_REACH_PAGES = 8;
@@ -156,6 +158,12 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   #tenantsCursor: { orgId: string; env: string; after: string | null } = { orgId: '', env: '', after: null };
   /** When the last tenants' walk ran. */
   #walkedAt: number | null = null;
+  /**
+   * Where the walk goes on inside a tenant it left part-way, its share listed (tenant key → the
+   * endpoint after which): entered again at its start, it goes on there, so a tenant's first
+   * endpoints' new work does not keep its others unread (helper 259). At most RESUME_CAP tenants.
+   */
+  #tenantResume = new Map<string, string>();
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -245,11 +253,15 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     if (room <= 0 || (walked !== null && now >= walked && now < walked + TENANTS_WALK_EVERY_MS)) return null;
     this.#walkedAt = now;
     const c = this.#tenantsCursor;
+    const tenantOf = (r: Row) => tenantKey({ orgId: text(r, 'org_id'), env: text(r, 'env') });
+    /** Rows listed this walk, by tenant, and their ids. */
+    const listedOf = new Map<string, number>();
+    const listedIds = new Set<string>();
     let budget = limit * TENANT_REACH_PAGES;
     let restarted = false;
     while (budget > 0 && rows.length < room) {
       const n = Math.min(ENDPOINTS_A_STEP, budget);
-      const page =
+      let page =
         c.after === null
           ? this.#conn.statement(ENDPOINTS_PAST_TENANT).all(c.orgId, c.env, n)
           : this.#conn.statement(ENDPOINTS_AFTER).all(c.orgId, c.env, c.after, n);
@@ -263,20 +275,62 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         Object.assign(c, { orgId: '', env: '', after: null });
         continue;
       }
-      const last = page[page.length - 1]!;
-      Object.assign(c, { orgId: text(last, 'org_id'), env: text(last, 'env'), after: text(last, 'id') });
+      // A tenant entered at its start that a walk left part-way: the page ends before it, and the next statement goes on
+      // at its place.
+      const entered = page.findIndex((e, i) => {
+        const k = tenantOf(e);
+        const from = i > 0 ? tenantOf(page[i - 1]!) : c.after === null ? null : tenantKey(c);
+        return k !== from && this.#tenantResume.has(k);
+      });
+      let resume: { orgId: string; env: string; after: string | null } | null = null;
+      if (entered >= 0) {
+        const e = page[entered]!;
+        const k = tenantOf(e);
+        resume = { orgId: text(e, 'org_id'), env: text(e, 'env'), after: this.#tenantResume.get(k)! };
+        this.#tenantResume.delete(k);
+        page = page.slice(0, entered);
+      }
+      const last = page.at(-1);
+      if (last !== undefined) Object.assign(c, { orgId: text(last, 'org_id'), env: text(last, 'env'), after: text(last, 'id') });
       // A tenant passed over at the page's end: the next page begins past all of it.
       if (passOver.has(tenantKey(c))) c.after = null;
-      const kept = page.filter((e) => !passOver.has(tenantKey({ orgId: text(e, 'org_id'), env: text(e, 'env') })));
-      if (kept.length === 0) continue;
-      budget -= kept.length;
-      const want = room - rows.length;
-      const ids = kept.map((e) => text(e, 'id'));
-      const found = this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant, want);
-      rows.push(...found);
-      if (found.length >= want) Object.assign(c, resumeAt(found, kept, perTenant));
+      const kept = page.filter((e) => !passOver.has(tenantOf(e)));
+      if (kept.length > 0) {
+        budget -= kept.length;
+        const want = room - rows.length;
+        const ids = kept.map((e) => text(e, 'id'));
+        const found = this.#conn.statement(DUE_OF_ENDPOINTS).all(JSON.stringify(ids), now, now, perEndpoint, perTenant, want);
+        // Each row once (a walk that came round reads its first pages again).
+        const fresh = found.filter((r) => !listedIds.has(text(r, 'id')));
+        for (const r of fresh) {
+          listedIds.add(text(r, 'id'));
+          listedOf.set(tenantOf(r), (listedOf.get(tenantOf(r)) ?? 0) + 1);
+        }
+        rows.push(...fresh);
+        if (found.length >= want) {
+          // The room filled part-way through the page: on at the last endpoint listed (the rows the room cut, there and
+          // after it, read again, not passed by); past its tenant, to be gone on with there, when it had its share.
+          const at = resumeAt(found, kept);
+          if ((listedOf.get(tenantKey(at)) ?? 0) >= perTenant) this.#leaveTenant(c, at);
+          else Object.assign(c, at);
+          break;
+        }
+      }
+      // The page ended inside a tenant with its share listed this walk: past all of it, to be gone on with there.
+      if (resume === null && c.after !== null && (listedOf.get(tenantKey(c)) ?? 0) >= perTenant) this.#leaveTenant(c, { ...c });
+      if (resume !== null) Object.assign(c, resume);
     }
     return rows;
+  }
+
+  /** Moves the walk past tenant `at`, to go on at `at.after` when it next enters it (#tenantResume). */
+  #leaveTenant(c: { orgId: string; env: string; after: string | null }, at: { orgId: string; env: string; after: string | null }): void {
+    const k = tenantKey(at);
+    this.#tenantResume.delete(k);
+    if (at.after !== null) this.#tenantResume.set(k, at.after);
+    // The oldest first out: a tenant forgotten is walked from its start, as before it was left.
+    if (this.#tenantResume.size > RESUME_CAP) this.#tenantResume.delete(this.#tenantResume.keys().next().value!);
+    Object.assign(c, { orgId: at.orgId, env: at.env, after: null });
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {
@@ -602,17 +656,12 @@ const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Where the tenants' walk goes on when the room filled part-way through a page (`found`, in the
- * walk's order, of the page's endpoints `kept`): past the last tenant listed when it had its
- * share listed (the tenants behind it get their turn, not its backlog again), else at the last
- * endpoint listed (the rows the room cut, there and after it, are read again, not passed by) —
- * past it when it is the page's first: a walk always moves on (one endpoint's backlog would
- * hold it there).
+ * walk's order, of the page's endpoints `kept`): at the last endpoint listed (the rows the room
+ * cut, there and after it, are read again, not passed by) — past it when it is the page's first:
+ * a walk always moves on (one endpoint's backlog would hold it there).
  */
-function resumeAt(found: readonly Row[], kept: readonly Row[], perTenant: number): { orgId: string; env: string; after: string | null } {
+function resumeAt(found: readonly Row[], kept: readonly Row[]): { orgId: string; env: string; after: string } {
   const last = found[found.length - 1]!;
-  const tenant = { orgId: text(last, 'org_id'), env: text(last, 'env') };
-  const listed = found.filter((r) => text(r, 'org_id') === tenant.orgId && text(r, 'env') === tenant.env).length;
-  if (listed >= perTenant) return { ...tenant, after: null };
   const i = kept.findIndex((e) => text(e, 'id') === text(last, 'endpoint_id'));
   const at = i > 0 ? kept[i - 1]! : last;
   return { orgId: text(at, 'org_id'), env: text(at, 'env'), after: text(at, i > 0 ? 'id' : 'endpoint_id') };

@@ -172,6 +172,46 @@ describe('SQLite store', () => {
     expect(await walked(at + 1 + 250)).toEqual(['C', 'B']);
   });
 
+  it('a hidden tenant of 300 endpoints with its share (1) listed: the walk goes on past it, and the tenant behind it comes next', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    const t = await busyTenant(m, 300, at - 5_000);
+    const c = await m.scene();
+    const behind = m.only(await m.send(c.t, { createdAt: at }));
+    const walks: string[][] = [];
+    for (let call = 0; call < 15 && !walks.some((w) => w.includes('C')); call++) {
+      const now = at + 1 + call * 250;
+      // The busy tenant's 1 (its share), then what the walk found.
+      const listed = (await store.deliveries.due(now, 4, 1, 1)).slice(1);
+      for (const d of listed) await m.claim(d.id, now);
+      walks.push(listed.map((d) => (d.tenant.orgId === t.orgId ? 'T' : d.id === behind ? 'C' : '?')));
+    }
+    expect(walks).toEqual([['T'], ['C', 'T']]);
+  });
+
+  it('a hidden tenant whose first endpoints keep getting work: the walk goes on inside it where it left, its later endpoints listed', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    const t = await busyTenant(m, 300, at - 5_000);
+    const seen = new Set<string>();
+    for (let call = 0; call < 120; call++) {
+      const now = at + 1 + call * 250;
+      // Its first consumer's 20 endpoints get a message each walk, newer than its backlog.
+      await m.send(t, { createdAt: now - 1, consumerExternalId: 'customer-0' });
+      const listed = (await store.deliveries.due(now, 4, 1, 2)).slice(2);
+      for (const d of listed) {
+        await m.claim(d.id, now);
+        if (d.tenant.orgId === t.orgId) seen.add(d.endpointId);
+      }
+    }
+    // 2 a walk (its share) over 120 walks: most of its 300 endpoints, not the same first 30 (walked from its start each time).
+    expect(seen.size).toBeGreaterThan(200);
+  });
+
   it('the tenants’ walk passes over a tenant asked to be skipped, even where it stopped inside it, and lists no delivery twice', async () => {
     const store = openFile(tempFile());
     const m = new MessageFixtures(fixtures(store));
