@@ -280,14 +280,14 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       const entered = page.findIndex((e, i) => {
         const k = tenantOf(e);
         const from = i > 0 ? tenantOf(page[i - 1]!) : c.after === null ? null : tenantKey(c);
-        return k !== from && this.#tenantResume.has(k);
+        return k !== from && !passOver.has(k) && this.#tenantResume.has(k);
       });
       let resume: { orgId: string; env: string; after: string | null } | null = null;
       if (entered >= 0) {
         const e = page[entered]!;
         const k = tenantOf(e);
+        // Its place is forgotten only once the cursor moves there (a room filled before it keeps it for the next walk).
         resume = { orgId: text(e, 'org_id'), env: text(e, 'env'), after: this.#tenantResume.get(k)! };
-        this.#tenantResume.delete(k);
         page = page.slice(0, entered);
       }
       const last = page.at(-1);
@@ -311,23 +311,29 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
           // The room filled part-way through the page: on at the last endpoint listed (the rows the room cut, there and
           // after it, read again, not passed by); past its tenant, to be gone on with there, when it had its share.
           const at = resumeAt(found, kept);
-          if ((listedOf.get(tenantKey(at)) ?? 0) >= perTenant) this.#leaveTenant(c, at);
+          if ((listedOf.get(tenantKey(at)) ?? 0) >= perTenant) this.#leaveTenant(c, at, hasMore(page, at, n));
           else Object.assign(c, at);
           break;
         }
       }
       // The page ended inside a tenant with its share listed this walk: past all of it, to be gone on with there.
-      if (resume === null && c.after !== null && (listedOf.get(tenantKey(c)) ?? 0) >= perTenant) this.#leaveTenant(c, { ...c });
-      if (resume !== null) Object.assign(c, resume);
+      if (resume === null && c.after !== null && (listedOf.get(tenantKey(c)) ?? 0) >= perTenant) this.#leaveTenant(c, { ...c }, hasMore(page, c, n));
+      if (resume !== null) {
+        this.#tenantResume.delete(tenantKey(resume));
+        Object.assign(c, resume);
+      }
     }
     return rows;
   }
 
-  /** Moves the walk past tenant `at`, to go on at `at.after` when it next enters it (#tenantResume). */
-  #leaveTenant(c: { orgId: string; env: string; after: string | null }, at: { orgId: string; env: string; after: string | null }): void {
+  /**
+   * Moves the walk past tenant `at`, to go on at `at.after` when it next enters it (#tenantResume)
+   * — unless `more` says it has no endpoint after that one (then it starts over at its first).
+   */
+  #leaveTenant(c: { orgId: string; env: string; after: string | null }, at: { orgId: string; env: string; after: string | null }, more: boolean): void {
     const k = tenantKey(at);
     this.#tenantResume.delete(k);
-    if (at.after !== null) this.#tenantResume.set(k, at.after);
+    if (at.after !== null && more) this.#tenantResume.set(k, at.after);
     // The oldest first out: a tenant forgotten is walked from its start, as before it was left.
     if (this.#tenantResume.size > RESUME_CAP) this.#tenantResume.delete(this.#tenantResume.keys().next().value!);
     Object.assign(c, { orgId: at.orgId, env: at.env, after: null });
@@ -665,6 +671,17 @@ function resumeAt(found: readonly Row[], kept: readonly Row[]): { orgId: string;
   const i = kept.findIndex((e) => text(e, 'id') === text(last, 'endpoint_id'));
   const at = i > 0 ? kept[i - 1]! : last;
   return { orgId: text(at, 'org_id'), env: text(at, 'env'), after: text(at, i > 0 ? 'id' : 'endpoint_id') };
+}
+
+/**
+ * Whether the tenant of `at` may have endpoints after `at.after`: the page's next row is of it,
+ * or `at` is the page's last and the page was full (`n` rows: the table goes on).
+ */
+function hasMore(page: readonly Row[], at: { orgId: string; env: string; after: string | null }, n: number): boolean {
+  const i = page.findIndex((e) => text(e, 'id') === at.after);
+  if (i < 0 || i === page.length - 1) return page.length >= n;
+  const next = page[i + 1]!;
+  return text(next, 'org_id') === at.orgId && text(next, 'env') === at.env;
 }
 
 /** The tenants with `perTenant` of `due` (their share of the call), and those `skipped`. */

@@ -15,12 +15,17 @@ import { tempStores } from '../../test/sqlite/temp-stores.ts';
 /** A tenant with `endpoints` endpoints (over consumers of 20 each, the limit), and one delivery due to each, created at `createdAt`. */
 async function busyTenant(m: MessageFixtures, endpoints: number, createdAt: number): Promise<Tenant> {
   const t = await m.f.tenant();
+  await fillTenant(m, t, endpoints, createdAt);
+  return t;
+}
+
+/** Gives tenant `t` `endpoints` endpoints (consumers `customer-0`… of 20 each) and one delivery due to each, created at `createdAt`. */
+async function fillTenant(m: MessageFixtures, t: Tenant, endpoints: number, createdAt: number): Promise<void> {
   for (let c = 0; c * 20 < endpoints; c++) {
     const consumer = await m.f.consumer(t, `customer-${c}`);
     for (let i = c * 20; i < Math.min(endpoints, (c + 1) * 20); i++) await m.hook(t, consumer);
     await m.send(t, { createdAt, consumerExternalId: `customer-${c}` });
   }
-  return t;
 }
 
 describe('SQLite store', () => {
@@ -210,6 +215,35 @@ describe('SQLite store', () => {
     }
     // 2 a walk (its share) over 120 walks: most of its 300 endpoints, not the same first 30 (walked from its start each time).
     expect(seen.size).toBeGreaterThan(200);
+  });
+
+  it('a tenant just before the hidden one fills the room: the hidden tenant’s place inside it is kept for the next walk', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const at = m.f.clock.now();
+    await busyTenant(m, 40, at - 10_000);
+    // T (300 endpoints) and A (3) with A's id just before T's: A's rows fill the room each walk before T's place is reached.
+    const x = await m.f.tenant();
+    const y = await m.f.tenant();
+    const [a, t] = x.orgId < y.orgId ? [x, y] : [y, x];
+    await fillTenant(m, t, 300, at - 5_000);
+    await fillTenant(m, a, 3, at - 5_000);
+    const seen = new Set<string>();
+    let rowsOfT = 0;
+    for (let call = 0; call < 120; call++) {
+      const now = at + 1 + call * 250;
+      await m.send(t, { createdAt: now - 1, consumerExternalId: 'customer-0' });
+      await m.send(a, { createdAt: now - 1, consumerExternalId: 'customer-0' });
+      const listed = (await store.deliveries.due(now, 4, 1, 2)).slice(2);
+      for (const d of listed) {
+        await m.claim(d.id, now);
+        if (d.tenant.orgId !== t.orgId) continue;
+        seen.add(d.endpointId);
+        rowsOfT++;
+      }
+    }
+    // Nearly each of T's rows from another endpoint (its place kept), not its first 20 again and again.
+    expect(seen.size).toBeGreaterThan(rowsOfT * 0.9);
   });
 
   it('the tenants’ walk passes over a tenant asked to be skipped, even where it stopped inside it, and lists no delivery twice', async () => {
