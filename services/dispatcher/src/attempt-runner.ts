@@ -177,11 +177,6 @@ export class AttemptRunner {
   }
 
   /**
-   * Claims `id` and starts its send when there is room; else leaves it due in the store
-   * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
-   * it was waiting for a turn of that endpoint, which it is taking over.
-   */
-  /**
    * A wake-up of delivery `id`, of `tenant` when it names one: while that tenant holds its whole
    * share here, left in the store without a claim (a claim and its release would be two writes
    * for nothing); its sends ending down to half its share sweep for it. Else as `admit`.
@@ -196,6 +191,11 @@ export class AttemptRunner {
     await this.admit(id);
   }
 
+  /**
+   * Claims `id` and starts its send when there is room; else leaves it due in the store
+   * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
+   * it was waiting for a turn of that endpoint, which it is taking over.
+   */
   async admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
     if (this.#stopped) return;
     // Room for it? Else it stays due in the store, for the sweeper.

@@ -93,12 +93,7 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
 
 /** `$min` of each tenant's earliest of `notes` into its bound (creating it if needed), in one unordered bulk write. */
 export async function lowerTenants(conn: MongoConnection, notes: readonly { orgId: string; env: Tenant['env']; dueAt: number }[]): Promise<void> {
-  const earliest = new Map<string, (typeof notes)[number]>();
-  for (const n of notes) {
-    const key = tenantKey(n);
-    const seen = earliest.get(key);
-    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(key, n);
-  }
+  const earliest = earliestBy(notes, tenantKey);
   if (earliest.size === 0) return;
   await conn.dueTenants.bulkWrite(
     [...earliest].map(([key, n]) => {
@@ -116,11 +111,16 @@ export function lowerTenantTo(t: { orgId: string; env: Tenant['env'] }, dueAt: n
 
 /** Each entry's earliest note of `notes`, by entry. */
 function earliestOf(notes: readonly DueNote[]): Map<string, DueNote> {
-  const earliest = new Map<string, DueNote>();
-  for (const n of notes) {
-    const id = dueEntryId(n.month, n.endpointId);
-    const seen = earliest.get(id);
-    if (seen === undefined || n.dueAt < seen.dueAt) earliest.set(id, n);
+  return earliestBy(notes, (n) => dueEntryId(n.month, n.endpointId));
+}
+
+/** The earliest (least `dueAt`) of `items` for each key `keyOf` gives. */
+function earliestBy<T extends { dueAt: number }>(items: readonly T[], keyOf: (item: T) => string): Map<string, T> {
+  const earliest = new Map<string, T>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const seen = earliest.get(key);
+    if (seen === undefined || item.dueAt < seen.dueAt) earliest.set(key, item);
   }
   return earliest;
 }

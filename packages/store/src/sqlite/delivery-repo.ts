@@ -155,7 +155,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
   /** The tenant the last wider read of due() found alone (a page of its own, and nothing else in 8), and when. */
   #loneTenant: { key: string; at: number } | null = null;
   /** Where the tenants' walk goes on: a tenant, and its last endpoint read (null: past the whole tenant). */
-  #tenantsCursor: { orgId: string; env: string; after: string | null } = { orgId: '', env: '', after: null };
+  #tenantsCursor: WalkPlace = { orgId: '', env: '', after: null };
   /** When the last tenants' walk ran. */
   #walkedAt: number | null = null;
   /**
@@ -190,8 +190,8 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     if (!endpointCut(oldest, perEndpoint)) {
       // Only a tenant's share cut the page: the oldest TENANT_REACH_PAGES pages, capped — a read
       // of the due index, not the walk below, whose seek per endpoint a lone tenant broadcasting
-      // to 10⁵ endpoints would pay at every sweep (0.6 s). A tenant whose backlog is older and
-      // longer than that still hides what lies behind it (docs/semantics.md). A page of one
+      // to 10⁵ endpoints would pay at every sweep (0.6 s); what a tenant's older and longer backlog
+      // hides behind those pages, the tenants' walk finds (docs/semantics.md). A page of one
       // tenant whose last wider read found no other is answered as it is for LONE_TENANT_MS
       // (8 pages at every sweep of a lone tenant's backlog: 25 ms a sweep at 10⁵ due).
       const only = soleTenant(oldest);
@@ -243,9 +243,10 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
    * order of the ids), each one's oldest `perEndpoint`, `perTenant` of a tenant a page; at most
    * TENANT_REACH_PAGES × `limit` endpoints read for their deliveries and statements run, a
    * passed-over tenant's past a page of its index entries skipped in one seek (its 10⁵ endpoints
-   * unread), and at most one walk every TENANTS_WALK_EVERY_MS (a clock stepping
-   * back walks at once). A page whose rows filled the room is read again by the next walk: its
-   * endpoints' rows the room cut are not passed by. @returns null when no walk ran.
+   * unread), and at most one walk every TENANTS_WALK_EVERY_MS (a clock stepping back walks at
+   * once). A room filled part-way through a page resumes at its last endpoint listed (resumeAt); a
+   * tenant that had its share listed is left, and gone on with where it was left when the walk
+   * next comes to it (#tenantResume). @returns null when no walk ran.
    */
   #tenantsWalk(now: number, room: number, perEndpoint: number, perTenant: number, passOver: ReadonlySet<string>, limit: number): Row[] | null {
     const rows: Row[] = [];
@@ -253,7 +254,6 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
     if (room <= 0 || (walked !== null && now >= walked && now < walked + TENANTS_WALK_EVERY_MS)) return null;
     this.#walkedAt = now;
     const c = this.#tenantsCursor;
-    const tenantOf = (r: Row) => tenantKey({ orgId: text(r, 'org_id'), env: text(r, 'env') });
     /** Rows listed this walk, by tenant, and their ids. */
     const listedOf = new Map<string, number>();
     const listedIds = new Set<string>();
@@ -278,14 +278,14 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       // A tenant entered at its start that a walk left part-way: the page ends before it, and the next statement goes on
       // at its place.
       const entered = page.findIndex((e, i) => {
-        const k = tenantOf(e);
-        const from = i > 0 ? tenantOf(page[i - 1]!) : c.after === null ? null : tenantKey(c);
+        const k = rowTenant(e);
+        const from = i > 0 ? rowTenant(page[i - 1]!) : c.after === null ? null : tenantKey(c);
         return k !== from && !passOver.has(k) && this.#tenantResume.has(k);
       });
-      let resume: { orgId: string; env: string; after: string | null } | null = null;
+      let resume: WalkPlace | null = null;
       if (entered >= 0) {
         const e = page[entered]!;
-        const k = tenantOf(e);
+        const k = rowTenant(e);
         // Its place is forgotten only once the cursor moves there (a room filled before it keeps it for the next walk).
         resume = { orgId: text(e, 'org_id'), env: text(e, 'env'), after: this.#tenantResume.get(k)! };
         page = page.slice(0, entered);
@@ -294,7 +294,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
       if (last !== undefined) Object.assign(c, { orgId: text(last, 'org_id'), env: text(last, 'env'), after: text(last, 'id') });
       // A tenant passed over at the page's end: the next page begins past all of it.
       if (passOver.has(tenantKey(c))) c.after = null;
-      const kept = page.filter((e) => !passOver.has(tenantOf(e)));
+      const kept = page.filter((e) => !passOver.has(rowTenant(e)));
       if (kept.length > 0) {
         budget -= kept.length;
         const want = room - rows.length;
@@ -304,7 +304,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
         const fresh = found.filter((r) => !listedIds.has(text(r, 'id')));
         for (const r of fresh) {
           listedIds.add(text(r, 'id'));
-          listedOf.set(tenantOf(r), (listedOf.get(tenantOf(r)) ?? 0) + 1);
+          listedOf.set(rowTenant(r), (listedOf.get(rowTenant(r)) ?? 0) + 1);
         }
         rows.push(...fresh);
         if (found.length >= want) {
@@ -330,7 +330,7 @@ export class SqliteDeliveryRepo implements DeliveryRepo {
    * Moves the walk past tenant `at`, to go on at `at.after` when it next enters it (#tenantResume)
    * — unless `more` says it has no endpoint after that one (then it starts over at its first).
    */
-  #leaveTenant(c: { orgId: string; env: string; after: string | null }, at: { orgId: string; env: string; after: string | null }, more: boolean): void {
+  #leaveTenant(c: WalkPlace, at: WalkPlace, more: boolean): void {
     const k = tenantKey(at);
     this.#tenantResume.delete(k);
     if (at.after !== null && more) this.#tenantResume.set(k, at.after);
@@ -647,11 +647,23 @@ function toDue(row: Row): DueDelivery {
   };
 }
 
+/** Where the tenants' walk is: a tenant, and the endpoint of it after which it goes on (null: past the whole tenant). */
+interface WalkPlace {
+  orgId: string;
+  env: string;
+  after: string | null;
+}
+
+/** A row's tenant key (`org/env`). */
+function rowTenant(row: Row): string {
+  return tenantKey({ orgId: text(row, 'org_id'), env: text(row, 'env') });
+}
+
 /** The tenant (`org/env`) of every row, or null when they are of more than one (or none). */
 function soleTenant(rows: Row[]): string | null {
   let key: string | null = null;
   for (const row of rows) {
-    const k = tenantKey({ orgId: text(row, 'org_id'), env: text(row, 'env') });
+    const k = rowTenant(row);
     if (key === null) key = k;
     else if (k !== key) return null;
   }
@@ -677,7 +689,7 @@ function resumeAt(found: readonly Row[], kept: readonly Row[]): { orgId: string;
  * Whether the tenant of `at` may have endpoints after `at.after`: the page's next row is of it,
  * or `at` is the page's last and the page was full (`n` rows: the table goes on).
  */
-function hasMore(page: readonly Row[], at: { orgId: string; env: string; after: string | null }, n: number): boolean {
+function hasMore(page: readonly Row[], at: WalkPlace, n: number): boolean {
   const i = page.findIndex((e) => text(e, 'id') === at.after);
   if (i < 0 || i === page.length - 1) return page.length >= n;
   const next = page[i + 1]!;
