@@ -1,7 +1,7 @@
 import { tenantKey, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, lowerTenants, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -106,7 +106,6 @@ export async function dueDeliveries(
   /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
   let budget = maxPages * DUE_ENDPOINTS_PAGE;
   const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
-  const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, Math.min(perTenant, limit) + BATCH_SPARE);
   /** Entries taken in this call: one whose bound a take moved to a time still due is read again by the tenant's next batch. */
   const takenEntries = new Set<string>();
   let last: QueuedTenant | undefined;
@@ -117,10 +116,17 @@ export async function dueDeliveries(
     last = tenants[tenants.length - 1];
     const fresh = tenants.filter((t) => !visited.has(t._id));
     for (const t of fresh) visited.add(t._id);
+    // Each tenant's first batch: its part of the room the limit has left (and BATCH_SPARE), doubling after while short
+    // — not 64 each: 64 tenants' first batches were 4,096 entries read for a limit of 100 (helper 261).
+    const room = Math.max(0, limit - kept().length);
+    const firstBatch = Math.min(DUE_ENDPOINTS_PAGE, Math.min(perTenant, Math.ceil(room / Math.max(1, fresh.length))) + BATCH_SPARE);
     let reading: ReadTenant[] = fresh.map((queued) => ({ queued, after: undefined, batch: firstBatch }));
+    /** Tenants whose bound may have moved: an entry of theirs taken, or a first batch that found none due (a stale bound). */
+    const toSettle = new Set<string>();
     for (let first = true; reading.length > 0 && (first || (budget > 0 && kept().length < limit)); first = false) {
       const batches = await Promise.all(reading.map((r) => readTenantBatch(conn, r.queued, now, r.after, r.batch)));
       budget -= batches.reduce((n, b) => n + b.length, 0);
+      reading.forEach((r, i) => batches[i]!.length === 0 && r.after === undefined && toSettle.add(r.queued._id));
       // Oldest bound first across the tenants, and no more entries taken than the limit has room for (an entry
       // gives at least one, when its bound is not stale): 64 tenants' batches of 64 are not 4,096 takes (helper 257).
       let pending = batches
@@ -128,15 +134,18 @@ export async function dueDeliveries(
         .filter((q) => !takenEntries.has(q._id))
         .sort(byDue);
       // What the shares keep, not what was given: one endpoint's perEndpoint against a tenant's share of 1 is one (helper 259).
-      const room = () => Math.max(0, limit - kept().length);
+      const roomLeft = () => Math.max(0, limit - kept().length);
       // Two rounds at most: what the tenants' shares leave room for, then — for a tenant still short
       // because entries it won gave nothing (stale bounds: their deliveries leased since) — all of its
       // other entries of the batch (more writes, whose moves set those bounds right; not a round an
       // entry: helper 254 counted 65 for one delivery). An entry another dispatcher won is no reason
       // for the second: it is that one's to read (helper 255).
-      let take = withinShares(pending, givenOfTenant, perTenant).slice(0, room());
+      let take = withinShares(pending, givenOfTenant, perTenant).slice(0, roomLeft());
       for (let round = 0; round < 2 && take.length > 0; round++) {
-        for (const q of take) takenEntries.add(q._id);
+        for (const q of take) {
+          takenEntries.add(q._id);
+          toSettle.add(tenantKey(q));
+        }
         const { given, emptyOf } = await takeAndRead(conn, now, take, perEndpoint);
         for (const g of given) givenOfTenant.set(tenantKey(g.tenant), (givenOfTenant.get(tenantKey(g.tenant)) ?? 0) + 1);
         due.push(...given);
@@ -147,7 +156,7 @@ export async function dueDeliveries(
           perTenant,
           true,
           // Stale bounds set right in bulk, but no more than a batch's worth a round, whatever the tenants.
-        ).slice(0, Math.max(room(), DUE_ENDPOINTS_PAGE));
+        ).slice(0, Math.max(roomLeft(), DUE_ENDPOINTS_PAGE));
       }
       // A tenant still short whose batch was full has more entries: its next batch, twice as large.
       reading = reading.flatMap((r, i) => {
@@ -157,7 +166,8 @@ export async function dueDeliveries(
         return [{ queued: r.queued, after: { dueAt: end.dueAt, _id: end._id }, batch: Math.min(DUE_ENDPOINTS_PAGE, r.batch * 2) }];
       });
     }
-    await Promise.all(fresh.map((t) => settleTenant(conn, t)));
+    // The others' bounds stand: their entries untouched, a bound at most the lowest of them still is.
+    await Promise.all(fresh.filter((t) => toSettle.has(t._id)).map((t) => settleTenant(conn, t)));
     if (tenants.length < DUE_TENANTS_PAGE) break;
   }
   return kept()
@@ -410,12 +420,11 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
     after = next.endpointId;
     if (next.note !== null) notes.push(next.note);
   }
-  await noteDue(conn, notes);
   // And their tenants, whether or not an entry moved: a process that died between an entry's
   // $min and its tenant's left the entry low and its tenant high, which noteDue alone (nothing
   // lowered) would never mend (helper 256). ≤ 2 × months × STRANDED_PEEK + HEAL_STEPS `$min`s by
   // _id, mostly no-ops, every STRANDED_PEEK_INTERVAL_MS.
-  await lowerTenants(conn, notes);
+  await noteDue(conn, notes, { tenantsAlways: true });
   return month === undefined ? '' : `${month}:${after}`;
 }
 

@@ -53,13 +53,14 @@ export function dueEntryId(month: Month, endpointId: string): string {
 
 /**
  * Lowers each endpoint's bound to the earliest of `notes` for it (creating it if needed), in
- * one unordered bulk write. Call after the transaction that made them due has committed.
+ * one unordered bulk write, then their tenants' (`tenantsAlways`: whether or not an entry moved —
+ * the healer's). Call after the transaction that made them due has committed.
  * Notes a failed call could not write are kept (up to UNWRITTEN_CAP) and written by this
  * connection's next call, so a brief outage (an election) delays a bound, never loses it while
  * the process lives; a process that dies with some is covered by the healer.
  * @throws the write's error (its notes kept).
  */
-export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]): Promise<void> {
+export async function noteDue(conn: MongoConnection, notes: readonly DueNote[], options: { tenantsAlways?: boolean } = {}): Promise<void> {
   const carried = unwritten.get(conn);
   unwritten.delete(conn);
   const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
@@ -81,7 +82,9 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[]):
     );
     // The tenants' bounds after their entries' (the sweep's order relies on it), and only when an
     // entry was lowered or made (or a failed call's notes are carried: its entries may have been).
-    if (carried !== undefined || entries.modifiedCount + entries.upsertedCount > 0) await lowerTenants(conn, [...earliest.values()]);
+    if (options.tenantsAlways === true || carried !== undefined || entries.modifiedCount + entries.upsertedCount > 0) {
+      await lowerTenants(conn, [...earliest.values()]);
+    }
   } catch (err) {
     // Written again with the next call: a $min twice is the same as once. With what other calls
     // failing meanwhile left (they ran beside this one): merged, never one call's over another's.

@@ -208,7 +208,7 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
   });
 
   it('without a share (perTenant unset: the limit, 4), the busy tenant’s oldest 4 fill the call and the quiet one waits', async () => {
-    const { conn, counts } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
+    const { conn, counts, queueFinds } = store([...busyEndpoints(500), { id: 'ep_quiet', orgId: 'org_quiet', dueAt: 1_000 }]);
     expect((await dueDeliveries(conn, 10_000, 4, 1)).map((d) => d.id)).toEqual([
       'dlv_ep_busy_0000',
       'dlv_ep_busy_0001',
@@ -218,6 +218,8 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     // Only the 4 oldest entries of the page's batches (the busy tenant's 4 + 7 and the quiet one's) are taken: the limit's
     // room (64 taken would be 128 writes).
     expect(counts.writes).toBe(4 * 2);
+    // The tenants' page, each tenant's batch, and the busy tenant's lowest entry: the quiet one, untouched, is not settled.
+    expect(queueFinds()).toBe(1 + 2 + 1);
   });
 
   it('a tenant whose oldest entries are stale (their deliveries leased since): the call takes its next entries of the batch, not none', async () => {
@@ -397,6 +399,9 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     // The 64 oldest: the first endpoint of each tenant (ids 0–63 have the lowest bounds).
     expect(listed.map((d) => d.id)).toEqual(many.slice(0, 64).map((e) => `dlv_${e.id}`));
     expect(counts.writes).toBe(64 * 2);
+    // Each tenant's first batch its part of the room (1) and 7 more: the page, 64 × 8 entries, and 64 lowest entries read
+    // to settle (not 64 × 64 entries).
+    expect(counts.queueRead).toBe(64 + 64 * 8 + 64);
   });
 
   it('an entry whose take moved its bound to a time still due is not taken again by its tenant’s next batch (a delivery listed once)', async () => {

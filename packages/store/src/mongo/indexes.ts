@@ -223,18 +223,16 @@ export const INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   [COLLECTIONS.idempotencyKeys]: [{ key: { expiresAt: 1 }, name: 'idempotency_keys_ttl', expireAfterSeconds: 0 }],
 };
 
-/** Indexes of earlier layouts no query hints any more, dropped at every start (ensureIndexes). */
+/** Indexes of earlier layouts no query hints any more, dropped at every start once the layout is this one's (dropRetiredIndexes). */
 export const RETIRED_INDEXES: readonly (readonly [string, string])[] = [[COLLECTIONS.dueEndpoints, 'due_endpoints_due']];
 
 /**
- * Creates every collection's indexes (and so the collections; the monthly families' are made
- * month by month: ensureMonths, which transactions need to
- * exist). Idempotent: an index that exists with the same definition is left alone.
- * @throws MongoServerError when an index exists under the same name with another definition.
+ * Drops RETIRED_INDEXES, each gone already or not: an older binary started against this database
+ * makes one again (its createIndexes runs before it refuses the newer layout), and each write of
+ * its collection would keep it. Called after the layout upgrade, not before: a process of the
+ * older layout still running while it goes on keeps the index its sweep hints.
  */
-export async function ensureIndexes(db: Db): Promise<void> {
-  // An index a layout replaced, made again by an older binary started against this database (its
-  // createIndexes runs before it refuses the newer layout): each of its bound's writes would keep it.
+export async function dropRetiredIndexes(db: Db): Promise<void> {
   for (const [collection, name] of RETIRED_INDEXES) {
     await db
       .collection(collection)
@@ -244,6 +242,15 @@ export async function ensureIndexes(db: Db): Promise<void> {
         if (codeName !== 'IndexNotFound' && codeName !== 'NamespaceNotFound') throw err;
       });
   }
+}
+
+/**
+ * Creates every collection's indexes (and so the collections; the monthly families' are made
+ * month by month: ensureMonths, which transactions need to
+ * exist). Idempotent: an index that exists with the same definition is left alone.
+ * @throws MongoServerError when an index exists under the same name with another definition.
+ */
+export async function ensureIndexes(db: Db): Promise<void> {
   const monthly: readonly string[] = MONTHLY;
   for (const name of Object.values(COLLECTIONS)) {
     // One collection per month, made ahead with these indexes by month-buckets.ts.

@@ -374,7 +374,7 @@ describe('upgradeLayout', () => {
       'org_2/test': 1_000_000 - 24_995,
     });
     // Pages of 10,000, 10,000, 5,000, then the empty one that ends the walk. (The index the tenant level replaced is dropped
-    // by every start's ensureIndexes, not here: an older binary started since would have made it again.)
+    // by every start's dropRetiredIndexes after the upgrade, not here: an older binary started since would have made it again.)
     expect(db.dueEntryPages()).toBe(4);
     expect(db.dueIndexesDropped).toEqual([]);
     // The lease renewed after each page (a renewal is a take by its holder).

@@ -11,7 +11,7 @@ import { MongoEndpointRepo } from './endpoint-repo.ts';
 import { MongoEgressIpRepo } from './egress-ip-repo.ts';
 import { flushRollups, MongoEndpointStatsRepo } from './endpoint-stats-repo.ts';
 import { MongoEventTypeRepo } from './event-type-repo.ts';
-import { ensureIndexes } from './indexes.ts';
+import { dropRetiredIndexes, ensureIndexes } from './indexes.ts';
 import { withUnavailableErrors } from './unavailable-errors.ts';
 import { upgradeLayout } from './layout-upgrade.ts';
 import { warnLongTransactions } from './held-recheck.ts';
@@ -101,6 +101,7 @@ export async function openMongoStore(options: MongoStoreOptions): Promise<MongoS
     const conn = new MongoConnection(client, db);
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     await upgradeLayout(conn, where, log, options.signal);
+    await heard(dropRetiredIndexes(db));
     // What the rechecks after a resume are reckoned with (held-recheck.ts).
     await heard(warnLongTransactions(conn, log));
     // The bucket of the collections layouts before 4 kept (layout-upgrade.ts), if any.
