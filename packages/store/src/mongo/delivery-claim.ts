@@ -1,7 +1,7 @@
 import { tenantKey, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue, tenantsLowered } from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -97,6 +97,8 @@ export async function dueDeliveries(
   perTenant = limit,
   skip: readonly Tenant[] = [],
 ): Promise<DueDelivery[]> {
+  // This process's sends whose tenants are still being lowered (noteDue's tenantsSoon): in their bounds before they are read.
+  await tenantsLowered(conn);
   const due: GivenEntry[] = [];
   /** Tenants this call has read, or passed over (a skipped one's share is used up already). */
   const visited = new Set<string>(skip.map(tenantKey));

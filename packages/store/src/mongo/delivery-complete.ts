@@ -102,7 +102,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   try {
     // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue,
     // first: the message's status below must not delay (or, failing, skip) a wake-up.
-    await noteDue(conn, due);
+    await noteDue(conn, due, { tenantsSoon: true });
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {

@@ -32,7 +32,7 @@ import type {
 import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
-import { noteDue } from './due-queue.ts';
+import { noteDue, tenantsLowered } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { MESSAGES_PLANS as MP } from './plans/messages.ts';
@@ -97,6 +97,8 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   async settle(): Promise<void> {
     // Late is no error here: the close goes on, and cuts the pass short.
     await within(this.#healer.stop(), SETTLE_WAIT_MS, () => new Error('healing still going')).catch(() => {});
+    // The tenants' bounds of this process's last sends (noteDue's tenantsSoon), before the client closes.
+    await within(tenantsLowered(this.#conn), SETTLE_WAIT_MS, () => new Error('tenant bounds still being written')).catch(() => {});
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {

@@ -3,14 +3,25 @@
 // how many they lowered or made, as the server's BulkWriteResult does.
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { type DueNote, noteDue } from './due-queue.ts';
+import { MongoDeliveryRepo } from './delivery-repo.ts';
+import { type DueNote, noteDue, tenantsLowered } from './due-queue.ts';
 
 type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
 
 function dueQueue() {
   const bounds = new Map<string, number>();
   const tenants = new Map<string, number>();
-  const state = { failing: false, tenantsFailing: false, started: 0, tenantWrites: 0, release: null as (() => void) | null };
+  const state = {
+    failing: false,
+    tenantsFailing: false,
+    started: 0,
+    tenantWrites: 0,
+    release: null as (() => void) | null,
+    /** While set, a tenants' write waits for it (then goes on). */
+    tenantGate: null as Promise<void> | null,
+    /** Each tenants' write's $min by tenant, in the order sent. */
+    tenantOps: [] as Record<string, number>[],
+  };
   const lower = (into: Map<string, number>, ops: MinOp[]) => {
     let modifiedCount = 0;
     let upsertedCount = 0;
@@ -37,6 +48,8 @@ function dueQueue() {
     dueTenants: {
       bulkWrite: async (ops: MinOp[]) => {
         state.tenantWrites++;
+        state.tenantOps.push(Object.fromEntries(ops.map((o) => [o.updateOne.filter._id, o.updateOne.update.$min.dueAt])));
+        if (state.tenantGate !== null) await state.tenantGate;
         if (state.tenantsFailing) throw new Error('the database is failing over');
         return lower(tenants, ops);
       },
@@ -86,6 +99,97 @@ describe('noteDue', () => {
     expect(tenants.size).toBe(0);
     state.tenantsFailing = false;
     await noteDue(conn, [note('ep_a', 9)]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
+  });
+});
+
+/** A gate: `open` lets what waits on `shut` go on. */
+function gate(): { shut: Promise<void>; open: () => void } {
+  let open = () => {};
+  const shut = new Promise<void>((resolve) => (open = resolve));
+  return { shut, open };
+}
+
+describe('noteDue with tenantsSoon (the tenant writer)', () => {
+  it('answers once the entries are written; the tenants follow, and tenantsLowered settles when they are', async () => {
+    const { conn, bounds, tenants, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    await noteDue(conn, [note('ep_a', 5), note('ep_b', 3, 'org_2')], { tenantsSoon: true });
+    // Answered with the tenants' write sent and not yet answered (awaited, this call would still be waiting).
+    expect(Object.fromEntries(bounds)).toEqual({ '202612:ep_a': 5, '202612:ep_b': 3 });
+    expect(state.tenantOps).toEqual([{ 'org_1/live': 5, 'org_2/live': 3 }]);
+    let lowered = false;
+    const waiting = tenantsLowered(conn).then(() => (lowered = true));
+    await new Promise(setImmediate);
+    expect(lowered).toBe(false);
+    held.open();
+    await waiting;
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5, 'org_2/live': 3 });
+  });
+
+  it('never sends a tenant before its entries are written', async () => {
+    const { conn, state } = dueQueue();
+    state.failing = true;
+    const noted = noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true }).catch(() => 'failed');
+    await new Promise(setImmediate);
+    expect(state.tenantOps).toEqual([]);
+    state.release!();
+    expect(await noted).toBe('failed');
+    await tenantsLowered(conn);
+    expect(state.tenantOps).toEqual([]);
+  });
+
+  it('merges what is handed over during a write into one next write (each tenant’s earliest), never into the write in flight', async () => {
+    const { conn, tenants, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    await noteDue(conn, [note('ep_a', 50)], { tenantsSoon: true });
+    await noteDue(conn, [note('ep_b', 40)], { tenantsSoon: true });
+    await noteDue(conn, [note('ep_c', 45), note('ep_d', 60, 'org_2')], { tenantsSoon: true });
+    // The later two went nowhere yet: one write in flight at a time.
+    expect(state.tenantOps).toEqual([{ 'org_1/live': 50 }]);
+    state.tenantGate = null;
+    held.open();
+    await tenantsLowered(conn);
+    expect(state.tenantOps).toEqual([{ 'org_1/live': 50 }, { 'org_1/live': 40, 'org_2/live': 60 }]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 40, 'org_2/live': 60 });
+  });
+
+  it('keeps the tenants of a failed write, and writes them with the next hand-over or wait (no error for the send)', async () => {
+    const { conn, tenants, state } = dueQueue();
+    state.tenantsFailing = true;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(1);
+    expect(tenants.size).toBe(0);
+    state.tenantsFailing = false;
+    // A wait (a sweep's) writes what a failure left: one more write, not a loop against the outage.
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(2);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
+    // And a hand-over with one kept: both in one write.
+    state.tenantsFailing = true;
+    await noteDue(conn, [note('ep_b', 4)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    state.tenantsFailing = false;
+    await noteDue(conn, [note('ep_c', 9, 'org_2')], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(state.tenantOps.at(-1)).toEqual({ 'org_1/live': 4, 'org_2/live': 9 });
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 4, 'org_2/live': 9 });
+  });
+
+  it('a stop (the repo’s settle, before the client closes) waits for the tenants still being written', async () => {
+    const { conn, tenants, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    let settled = false;
+    const settling = new MongoDeliveryRepo(conn).settle().then(() => (settled = true));
+    await new Promise(setImmediate);
+    expect(settled).toBe(false);
+    held.open();
+    await settling;
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
   });
 });

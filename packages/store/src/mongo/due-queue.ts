@@ -17,7 +17,9 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   a recovery) calls noteDue AFTER its transaction commits: `$min` of the delivery's dueAt into
 //   its entry, then — only when that lowered or made an entry — into its tenant's bound. A `$min`
 //   that lowers nothing writes nothing (no oplog entry), and with a backlog the entry's bound is
-//   already lower: neither level is a document every delivery writes.
+//   already lower: neither level is a document every delivery writes. A send and a completion
+//   wait for the entry only: their tenants go to the process's tenant writer (TenantWriter), one
+//   bulk write in flight, which this process's sweeps and its stop wait for.
 // - A sweep takes each entry it reads by setting its bound a little ahead (compare-and-set on the
 //   value it read), reads the entry's first deliveries, then moves the entry's bound to what they
 //   say (compare-and-set on the value it set) and reads the first delivery again: a delivery
@@ -55,12 +57,19 @@ export function dueEntryId(month: Month, endpointId: string): string {
  * Lowers each endpoint's bound to the earliest of `notes` for it (creating it if needed), in
  * one unordered bulk write, then their tenants' (`tenantsAlways`: whether or not an entry moved —
  * the healer's). Call after the transaction that made them due has committed.
+ * `tenantsSoon`: answers once the entries are written, their tenants handed to the connection's
+ * tenant writer (lowerTenantsSoon) — a send's answer or a completion's waits one round trip, not
+ * two; a sweep of this process waits for that writer first (tenantsLowered), so it sees them.
  * Notes a failed call could not write are kept (up to UNWRITTEN_CAP) and written by this
  * connection's next call, so a brief outage (an election) delays a bound, never loses it while
  * the process lives; a process that dies with some is covered by the healer.
  * @throws the write's error (its notes kept).
  */
-export async function noteDue(conn: MongoConnection, notes: readonly DueNote[], options: { tenantsAlways?: boolean } = {}): Promise<void> {
+export async function noteDue(
+  conn: MongoConnection,
+  notes: readonly DueNote[],
+  options: { tenantsAlways?: boolean; tenantsSoon?: boolean } = {},
+): Promise<void> {
   const carried = unwritten.get(conn);
   unwritten.delete(conn);
   const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
@@ -83,7 +92,8 @@ export async function noteDue(conn: MongoConnection, notes: readonly DueNote[], 
     // The tenants' bounds after their entries' (the sweep's order relies on it), and only when an
     // entry was lowered or made (or a failed call's notes are carried: its entries may have been).
     if (options.tenantsAlways === true || carried !== undefined || entries.modifiedCount + entries.upsertedCount > 0) {
-      await lowerTenants(conn, [...earliest.values()]);
+      if (options.tenantsSoon === true) lowerTenantsSoon(conn, [...earliest.values()]);
+      else await lowerTenants(conn, [...earliest.values()]);
     }
   } catch (err) {
     // Written again with the next call: a $min twice is the same as once. With what other calls
@@ -105,6 +115,94 @@ export async function lowerTenants(conn: MongoConnection, notes: readonly { orgI
     }),
     { ordered: false, comment: P.dueTenant.planName },
   );
+}
+
+/** A tenant's bound to lower: its key's earliest note. */
+type TenantNote = { orgId: string; env: Tenant['env']; dueAt: number };
+
+/** A batch of the tenant writer's: each tenant's earliest note, and its waiters' promise. */
+interface TenantBatch {
+  notes: Map<string, TenantNote>;
+  written: Promise<void>;
+  settle: () => void;
+}
+
+/**
+ * One connection's tenant writer: the tenants' `$min`s of noteDue's `tenantsSoon` calls, each
+ * handed over after its entries were written (the order the sweep relies on), one bulk write in
+ * flight at a time. Those handed over while one is in flight wait for the next, merged: a tenant
+ * noted by 50 sends meanwhile is one `$min` (its earliest), as late as one round trip — never
+ * merged into a write already sent, which may have left before their entries were written.
+ */
+class TenantWriter {
+  #queued: TenantBatch | null = null;
+  #writing: TenantBatch | null = null;
+  readonly #conn: MongoConnection;
+
+  constructor(conn: MongoConnection) {
+    this.#conn = conn;
+  }
+
+  add(notes: readonly TenantNote[]): void {
+    this.#merge(notes);
+    if (this.#writing === null) void this.#write();
+  }
+
+  /** Settles once what was handed over before the call is written, or its write failed (then kept for the next). */
+  written(): Promise<void> {
+    if (this.#queued !== null && this.#writing === null) void this.#write();
+    return (this.#queued ?? this.#writing)?.written ?? Promise.resolve();
+  }
+
+  async #write(): Promise<void> {
+    for (let batch = this.#queued; batch !== null; batch = this.#queued) {
+      this.#queued = null;
+      this.#writing = batch;
+      try {
+        await lowerTenants(this.#conn, [...batch.notes.values()]);
+      } catch {
+        // Kept for the next hand-over or sweep (a $min twice is once); no retry loop against an outage.
+        this.#merge([...batch.notes.values()]);
+        return;
+      } finally {
+        this.#writing = null;
+        batch.settle();
+      }
+    }
+  }
+
+  #merge(notes: readonly TenantNote[]): void {
+    if (this.#queued === null) {
+      let settle = () => {};
+      const written = new Promise<void>((resolve) => (settle = resolve));
+      this.#queued = { notes: new Map(), written, settle };
+    }
+    const queued = this.#queued.notes;
+    for (const n of notes) {
+      const key = tenantKey(n);
+      const seen = queued.get(key);
+      // At most UNWRITTEN_CAP tenants kept through an outage; past it the healer lowers the rest.
+      if (seen === undefined ? queued.size < UNWRITTEN_CAP : n.dueAt < seen.dueAt) queued.set(key, { orgId: n.orgId, env: n.env, dueAt: n.dueAt });
+    }
+  }
+}
+
+const tenantWriters = new WeakMap<MongoConnection, TenantWriter>();
+
+/** Hands `notes`' tenants to the connection's tenant writer (TenantWriter); call once their entries are written. */
+export function lowerTenantsSoon(conn: MongoConnection, notes: readonly TenantNote[]): void {
+  let writer = tenantWriters.get(conn);
+  if (writer === undefined) tenantWriters.set(conn, (writer = new TenantWriter(conn)));
+  writer.add(notes);
+}
+
+/**
+ * Settles once the tenants handed over before the call (lowerTenantsSoon) are written, or their
+ * write failed (kept, written with the next): a sweep waits for it, so this process's sends are
+ * in its tenants' bounds when it reads them; a stop waits for it before closing the client.
+ */
+export function tenantsLowered(conn: MongoConnection): Promise<void> {
+  return tenantWriters.get(conn)?.written() ?? Promise.resolve();
 }
 
 /** The update that lowers a tenant's bound to `dueAt` (an upsert makes it). */

@@ -327,6 +327,23 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(tenants.find((t) => t['_id'] === 'org_busy/live')?.['dueAt']).toBe(0);
   });
 
+  it('a sweep waits for this process’s tenants still being lowered (tenantsSoon): a send just answered is listed', async () => {
+    const { conn, deliveries } = store([{ id: 'ep_a', orgId: 'org_a', dueAt: 100 }]);
+    // A new message's delivery, due at 5: its entry is written, its tenant's $min still on its way.
+    deliveries.push({ _id: 'dlv_new', endpointId: 'ep_a', orgId: 'org_a', env: 'live', status: 'pending', held: false, laneWait: false, dueAt: 5 });
+    const tenantsOf = conn.dueTenants as unknown as { bulkWrite: (ops: unknown[]) => Promise<unknown> };
+    const write = tenantsOf.bulkWrite;
+    let release = () => {};
+    const wait = new Promise<void>((resolve) => (release = resolve));
+    tenantsOf.bulkWrite = async (ops) => (await wait, write(ops));
+    await noteDue(conn, [{ orgId: 'org_a', env: 'live', endpointId: 'ep_a', month: MONTH, dueAt: 5 }], { tenantsSoon: true });
+    const swept = dueDeliveries(conn, 10, 10, 10);
+    // Without the wait the sweep would read the tenant's bound now (100: not yet due) and list nothing.
+    await new Promise(setImmediate);
+    release();
+    expect((await swept).map((d) => d.id)).toEqual(['dlv_new']);
+  });
+
   it('a tenant’s bound another sweep raised meanwhile (past an entry this one moved back): this sweep’s settle brings it down', async () => {
     const { conn, tenants, deliveries } = store(busyEndpoints(3));
     const now = 10_000;

@@ -77,7 +77,8 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
         written = created.created;
         // Stored: a failing noteDue must not answer an error for a message that was written
         // (the sender would send it again). The healer (delivery-claim.ts) finds its deliveries.
-        await noteDue(conn, due).catch(() => undefined);
+        // The entries before the answer, their tenants just after it (a round trip less: due-queue.ts, TenantWriter).
+        await noteDue(conn, due, { tenantsSoon: true }).catch(() => undefined);
         return created;
       } catch (err) {
         if (tries < CONSUMER_RACE_TRIES && isDuplicateKey(err, UNIQUE_INDEX.consumerExternalId)) continue;
