@@ -14,6 +14,8 @@ function dueQueue() {
   const state = {
     failing: false,
     tenantsFailing: false,
+    /** The next tenants' writes to fail (after their gate), one each. */
+    tenantFailures: 0,
     started: 0,
     tenantWrites: 0,
     release: null as (() => void) | null,
@@ -50,6 +52,10 @@ function dueQueue() {
         state.tenantWrites++;
         state.tenantOps.push(Object.fromEntries(ops.map((o) => [o.updateOne.filter._id, o.updateOne.update.$min.dueAt])));
         if (state.tenantGate !== null) await state.tenantGate;
+        if (state.tenantFailures > 0) {
+          state.tenantFailures--;
+          throw new Error('the database is failing over');
+        }
         if (state.tenantsFailing) throw new Error('the database is failing over');
         return lower(tenants, ops);
       },
@@ -115,8 +121,9 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     const { conn, bounds, tenants, state } = dueQueue();
     const held = gate();
     state.tenantGate = held.shut;
-    await noteDue(conn, [note('ep_a', 5), note('ep_b', 3, 'org_2')], { tenantsSoon: true });
+    const noted = noteDue(conn, [note('ep_a', 5), note('ep_b', 3, 'org_2')], { tenantsSoon: true }).then(() => 'answered');
     // Answered with the tenants' write sent and not yet answered (awaited, this call would still be waiting).
+    expect(await Promise.race([noted, new Promise((resolve) => setImmediate(() => resolve('waiting')))])).toBe('answered');
     expect(Object.fromEntries(bounds)).toEqual({ '202612:ep_a': 5, '202612:ep_b': 3 });
     expect(state.tenantOps).toEqual([{ 'org_1/live': 5, 'org_2/live': 3 }]);
     let lowered = false;
@@ -168,14 +175,14 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     await tenantsLowered(conn);
     expect(state.tenantWrites).toBe(2);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
-    // And a hand-over with one kept: both in one write.
+    // And a hand-over with one kept: the kept one goes as the call starts, its own after it (never before its entry).
     state.tenantsFailing = true;
     await noteDue(conn, [note('ep_b', 4)], { tenantsSoon: true });
     await tenantsLowered(conn);
     state.tenantsFailing = false;
     await noteDue(conn, [note('ep_c', 9, 'org_2')], { tenantsSoon: true });
     await tenantsLowered(conn);
-    expect(state.tenantOps.at(-1)).toEqual({ 'org_1/live': 4, 'org_2/live': 9 });
+    expect(state.tenantOps.slice(-2)).toEqual([{ 'org_1/live': 4 }, { 'org_2/live': 9 }]);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 4, 'org_2/live': 9 });
   });
 
@@ -190,6 +197,34 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     expect(settled).toBe(false);
     held.open();
     await settling;
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
+  });
+
+  it('a wait for a batch queued behind a write that fails ends: that batch, with the failed one’s tenants, is written next (helper 262)', async () => {
+    const { conn, tenants, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    state.tenantFailures = 1;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await noteDue(conn, [note('ep_b', 4, 'org_2')], { tenantsSoon: true });
+    // A sweep waits for the queued batch while the first write is in flight; then that write fails.
+    const waiting = tenantsLowered(conn);
+    held.open();
+    await waiting;
+    expect(state.tenantOps).toEqual([{ 'org_1/live': 5 }, { 'org_1/live': 5, 'org_2/live': 4 }]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5, 'org_2/live': 4 });
+  });
+
+  it('tenants a failed write kept are written with the next noteDue of any kind, one that lowers no entry included', async () => {
+    const { conn, tenants, state } = dueQueue();
+    state.tenantFailures = 1;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(1);
+    // A later send to the same endpoint lowers nothing (its entry is at 5): its call writes the kept tenant all the same.
+    await noteDue(conn, [note('ep_a', 9)], { tenantsSoon: true });
+    expect(state.tenantWrites).toBe(2);
+    await tenantsLowered(conn);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
   });
 });

@@ -70,6 +70,8 @@ export async function noteDue(
   notes: readonly DueNote[],
   options: { tenantsAlways?: boolean; tenantsSoon?: boolean } = {},
 ): Promise<void> {
+  // A tenant write that failed is tried again with any call (the send that lowers nothing included).
+  void tenantsLowered(conn);
   const carried = unwritten.get(conn);
   unwritten.delete(conn);
   const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
@@ -137,6 +139,10 @@ interface TenantBatch {
 class TenantWriter {
   #queued: TenantBatch | null = null;
   #writing: TenantBatch | null = null;
+  /** Whether the last write failed (told once a streak). */
+  #failing = false;
+  /** Whether a note was dropped at the cap since the last write that succeeded (told once). */
+  #capped = false;
   readonly #conn: MongoConnection;
 
   constructor(conn: MongoConnection) {
@@ -148,26 +154,40 @@ class TenantWriter {
     if (this.#writing === null) void this.#write();
   }
 
-  /** Settles once what was handed over before the call is written, or its write failed (then kept for the next). */
+  /**
+   * Settles once what was handed over before the call is written, or its write failed (then kept
+   * for the next). Starts the write of what a failure kept, when none is in flight.
+   */
   written(): Promise<void> {
     if (this.#queued !== null && this.#writing === null) void this.#write();
     return (this.#queued ?? this.#writing)?.written ?? Promise.resolve();
   }
 
+  /** Every batch's promise settles when its own write ends, written or not: no waiter outlives it. */
   async #write(): Promise<void> {
     for (let batch = this.#queued; batch !== null; batch = this.#queued) {
       this.#queued = null;
       this.#writing = batch;
+      let again = true;
       try {
         await lowerTenants(this.#conn, [...batch.notes.values()]);
-      } catch {
-        // Kept for the next hand-over or sweep (a $min twice is once); no retry loop against an outage.
+        this.#failing = false;
+        this.#capped = false;
+      } catch (err) {
+        if (!this.#failing) {
+          process.emitWarning(`wirehook: lowering due tenants' bounds: ${err instanceof Error ? err.message : String(err)} (kept, written with the next)`);
+        }
+        this.#failing = true;
+        // Merged into what was handed over meanwhile, which goes now (its waiters wait for a write:
+        // helper 262), or kept for the next hand-over, noteDue or wait — no loop of its own against
+        // an outage. A $min twice is once.
+        again = this.#queued !== null;
         this.#merge([...batch.notes.values()]);
-        return;
       } finally {
         this.#writing = null;
         batch.settle();
       }
+      if (!again) return;
     }
   }
 
@@ -181,8 +201,13 @@ class TenantWriter {
     for (const n of notes) {
       const key = tenantKey(n);
       const seen = queued.get(key);
-      // At most UNWRITTEN_CAP tenants kept through an outage; past it the healer lowers the rest.
-      if (seen === undefined ? queued.size < UNWRITTEN_CAP : n.dueAt < seen.dueAt) queued.set(key, { orgId: n.orgId, env: n.env, dueAt: n.dueAt });
+      if (seen === undefined && queued.size >= UNWRITTEN_CAP) {
+        // Past the cap (an outage, or a write stalled, with that many tenants noted): the healer lowers the rest.
+        if (!this.#capped) process.emitWarning(`wirehook: ${UNWRITTEN_CAP} tenants' due bounds waiting; the healer lowers the rest`);
+        this.#capped = true;
+        continue;
+      }
+      if (seen === undefined || n.dueAt < seen.dueAt) queued.set(key, { orgId: n.orgId, env: n.env, dueAt: n.dueAt });
     }
   }
 }
