@@ -6,7 +6,7 @@ import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { createMessage } from './message-create.ts';
+import { createMessage, readCounters } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { giveBack, OWED_MAX, takeCounts } from './usage-counters.ts';
 
@@ -171,5 +171,36 @@ describe('usage counters (MongoDB): counts given back', () => {
     };
     await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never)).rejects.toMatchObject({ code: 91 });
     expect(total()).toBe(counted);
+  });
+});
+
+describe('usage counters (MongoDB): what a send reads in its transaction', () => {
+  const session = {} as never;
+  const reads = (conn: MongoConnection) => {
+    const counters = conn.counters as unknown as { find: (filter: { _id: { $in: string[] } }) => unknown };
+    const find = counters.find;
+    const asked: string[][] = [];
+    counters.find = (filter) => (asked.push(filter._id.$in), find(filter));
+    return asked;
+  };
+
+  it('a live send’s one counter, taken before the transaction: its value as the increment read it, and no read', async () => {
+    const { conn } = countersOf();
+    const asked = reads(conn);
+    expect(await readCounters(conn, session, { counters: [MONTH], createdAt: NOW }, { [MONTH.key]: 7 })).toEqual({ [MONTH.key]: 7 });
+    expect(asked).toEqual([]);
+  });
+
+  it('a test send: the day it took as taken, the month (read only) read — its shards alone', async () => {
+    const { conn } = countersOf();
+    await takeCounts(conn, [MONTH], NOW);
+    const asked = reads(conn);
+    const day: UsageCounter = { key: 'test:org_1:2026-12-02', limit: 1_000, increment: true, expiresAt: Date.UTC(2026, 11, 4) };
+    const month: UsageCounter = { ...MONTH, increment: false, limit: null };
+    expect(await readCounters(conn, session, { counters: [month, day], createdAt: NOW }, { [day.key]: 2 })).toEqual({ [MONTH.key]: 1, [day.key]: 2 });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.every((id) => id.endsWith(MONTH.key))).toBe(true);
+    // A replay takes nothing: every counter read.
+    expect(await readCounters(conn, session, { counters: [month, day], createdAt: NOW })).toEqual({ [MONTH.key]: 1, [day.key]: 0 });
   });
 });
