@@ -100,8 +100,9 @@ export async function dueDeliveries(
   skip: readonly Tenant[] = [],
 ): Promise<DueDelivery[]> {
   // This process's sends whose tenants are still being lowered (noteDue's tenantsSoon): in their bounds before they are
-  // read — for a moment at most (a write that hangs is the next sweep's: this one's reads do not depend on it).
-  await within(tenantsLowered(conn), TENANTS_WAIT_MS, () => new Error('tenants still being lowered')).catch(() => {});
+  // read — for a moment at most, and not at all behind a write stalled that long (this sweep's reads do not depend on it).
+  const lowered = tenantsLowered(conn, { stalledAfterMs: TENANTS_WAIT_MS });
+  await within(lowered, TENANTS_WAIT_MS, () => new Error('tenants still being lowered')).catch(() => {});
   const due: GivenEntry[] = [];
   /** Tenants this call has read, or passed over (a skipped one's share is used up already). */
   const visited = new Set<string>(skip.map(tenantKey));

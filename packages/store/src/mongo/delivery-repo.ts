@@ -32,7 +32,7 @@ import type {
 import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
-import { noteDue, tenantsLowered } from './due-queue.ts';
+import { noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { MESSAGES_PLANS as MP } from './plans/messages.ts';
@@ -99,6 +99,7 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     // With the tenants' bounds of this process's last sends (noteDue's tenantsSoon), before the client closes: one wait.
     const settled = Promise.all([this.#healer.stop(), tenantsLowered(this.#conn)]);
     await within(settled, SETTLE_WAIT_MS, () => new Error('healing or tenants’ bounds still going')).catch(() => {});
+    stopTenantWriter(this.#conn);
   }
 
   async claim(id: DeliveryId, now: number, leaseUntil: number): Promise<DeliveryJob | null> {

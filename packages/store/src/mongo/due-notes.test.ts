@@ -1,10 +1,10 @@
 // The due queue's notes without a server: stand-in `dueEndpoints` and `dueTenants` whose bulk
 // writes fail while told to, and otherwise keep each entry's (and tenant's) earliest bound and say
 // how many they lowered or made, as the server's BulkWriteResult does.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
-import { type DueNote, noteDue, tenantsLowered } from './due-queue.ts';
+import { type DueNote, noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 
 type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
 
@@ -227,4 +227,84 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     await tenantsLowered(conn);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
   });
+
+  it('tries what a failure kept again on its own, 1,000 ms later, doubling while it fails, until the store stops it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { conn, tenants, state } = dueQueue();
+    state.tenantFailures = 2;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(1);
+    // Nothing else comes (an intake that receives no more sends): the writer's own try, 1,000 ms on.
+    await vi.advanceTimersByTimeAsync(999);
+    expect(state.tenantWrites).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.tenantWrites).toBe(2);
+    // That one failed too: the next 2,000 ms on.
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(state.tenantWrites).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(state.tenantWrites).toBe(3);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
+    // Stopped (the store's close): no more tries of its own.
+    state.tenantsFailing = true;
+    await noteDue(conn, [note('ep_b', 4, 'org_2')], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    stopTenantWriter(conn);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(state.tenantWrites).toBe(4);
+  });
+
+  it('a sweep does not wait behind a write in flight for 1,000 ms or more (stalled); a stop does', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { conn, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    const next = () => new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')));
+    const sweep = () => tenantsLowered(conn, { stalledAfterMs: 1_000 }).then(() => 'done' as const);
+    expect(await Promise.race([sweep(), next()])).toBe('waiting');
+    vi.advanceTimersByTime(1_000);
+    expect(await Promise.race([sweep(), next()])).toBe('done');
+    expect(await Promise.race([tenantsLowered(conn).then(() => 'done' as const), next()])).toBe('waiting');
+    held.open();
+    await tenantsLowered(conn);
+  });
+
+  it('keeps at most 10,000 tenants waiting, and says so once', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const { conn, state } = dueQueue();
+    const held = gate();
+    state.tenantGate = held.shut;
+    await noteDue(conn, [note('ep_0', 1)], { tenantsSoon: true });
+    const many = Array.from({ length: 10_002 }, (_, i) => note(`ep_${i + 1}`, 1, `org_${i + 1}`));
+    await noteDue(conn, many, { tenantsSoon: true });
+    state.tenantGate = null;
+    held.open();
+    await tenantsLowered(conn);
+    expect(Object.keys(state.tenantOps[1]!)).toHaveLength(10_000);
+    expect(warn.mock.calls.filter(([m]) => String(m).includes('the healer lowers the rest'))).toHaveLength(1);
+  });
+
+  it('tells a streak of failed writes once', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const { conn, state } = dueQueue();
+    state.tenantFailures = 2;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(2);
+    expect(warn.mock.calls.filter(([m]) => String(m).includes('lowering due tenants'))).toHaveLength(1);
+    // Written at last, then failing again: a new streak, told again.
+    await tenantsLowered(conn);
+    state.tenantFailures = 1;
+    await noteDue(conn, [note('ep_b', 4)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(warn.mock.calls.filter(([m]) => String(m).includes('lowering due tenants'))).toHaveLength(2);
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
 });

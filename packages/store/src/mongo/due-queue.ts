@@ -143,6 +143,12 @@ class TenantWriter {
   #failing = false;
   /** Whether a note was dropped at the cap since the last write that succeeded (told once). */
   #capped = false;
+  /** When the write in flight began (performance.now()). */
+  #writeBegan = 0;
+  /** The next try of what a failure kept when nothing else comes to write it (an intake that receives no more sends). */
+  #retry: NodeJS.Timeout | null = null;
+  #retryMs = TENANT_RETRY_MIN_MS;
+  #stopped = false;
   readonly #conn: MongoConnection;
 
   constructor(conn: MongoConnection) {
@@ -158,9 +164,18 @@ class TenantWriter {
    * Settles once what was handed over before the call is written, or its write failed (then kept
    * for the next). Starts the write of what a failure kept, when none is in flight.
    */
-  written(): Promise<void> {
+  written({ stalledAfterMs = Number.POSITIVE_INFINITY }: { stalledAfterMs?: number } = {}): Promise<void> {
     if (this.#queued !== null && this.#writing === null) void this.#write();
+    // A write in flight that long has stalled (a majority lagging): a sweep goes on without it (helper 263).
+    if (this.#writing !== null && performance.now() - this.#writeBegan >= stalledAfterMs) return Promise.resolve();
     return (this.#queued ?? this.#writing)?.written ?? Promise.resolve();
+  }
+
+  /** No more tries of its own (the store is closing). */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
   }
 
   /** Every batch's promise settles when its own write ends, written or not: no waiter outlives it. */
@@ -168,11 +183,13 @@ class TenantWriter {
     for (let batch = this.#queued; batch !== null; batch = this.#queued) {
       this.#queued = null;
       this.#writing = batch;
+      this.#writeBegan = performance.now();
       let again = true;
       try {
         await lowerTenants(this.#conn, [...batch.notes.values()]);
         this.#failing = false;
         this.#capped = false;
+        this.#retryMs = TENANT_RETRY_MIN_MS;
       } catch (err) {
         if (!this.#failing) {
           process.emitWarning(`wirehook: lowering due tenants' bounds: ${err instanceof Error ? err.message : String(err)} (kept, written with the next)`);
@@ -187,8 +204,22 @@ class TenantWriter {
         this.#writing = null;
         batch.settle();
       }
-      if (!again) return;
+      if (!again) {
+        this.#tryLater();
+        return;
+      }
     }
+  }
+
+  /** A try of what a failure kept, TENANT_RETRY_MIN_MS later, doubling to TENANT_RETRY_MAX_MS while they fail. */
+  #tryLater(): void {
+    if (this.#stopped || this.#retry !== null) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      void this.written();
+    }, this.#retryMs);
+    this.#retry.unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, TENANT_RETRY_MAX_MS);
   }
 
   #merge(notes: readonly TenantNote[]): void {
@@ -213,6 +244,8 @@ class TenantWriter {
 }
 
 const tenantWriters = new WeakMap<MongoConnection, TenantWriter>();
+const TENANT_RETRY_MIN_MS = 1_000;
+const TENANT_RETRY_MAX_MS = 30_000;
 
 /** Hands `notes`' tenants to the connection's tenant writer (TenantWriter); call once their entries are written. */
 export function lowerTenantsSoon(conn: MongoConnection, notes: readonly TenantNote[]): void {
@@ -226,8 +259,13 @@ export function lowerTenantsSoon(conn: MongoConnection, notes: readonly TenantNo
  * write failed (kept, written with the next): a sweep waits for it, so this process's sends are
  * in its tenants' bounds when it reads them; a stop waits for it before closing the client.
  */
-export function tenantsLowered(conn: MongoConnection): Promise<void> {
-  return tenantWriters.get(conn)?.written() ?? Promise.resolve();
+export function tenantsLowered(conn: MongoConnection, options: { stalledAfterMs?: number } = {}): Promise<void> {
+  return tenantWriters.get(conn)?.written(options) ?? Promise.resolve();
+}
+
+/** Ends the tenant writer's own tries (a store's close, after its last wait: what is still kept the healer lowers). */
+export function stopTenantWriter(conn: MongoConnection): void {
+  tenantWriters.get(conn)?.stop();
 }
 
 /** The update that lowers a tenant's bound to `dueAt` (an upsert makes it). */
