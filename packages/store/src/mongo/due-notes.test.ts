@@ -1,12 +1,15 @@
 // The due queue's notes without a server: stand-in `dueEndpoints` and `dueTenants` whose bulk
 // writes fail while told to, and otherwise keep each entry's (and tenant's) earliest bound and say
 // how many they lowered or made, as the server's BulkWriteResult does.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { type DueNote, noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 
 type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
+
+/** The stand-ins made, whose writers' own tries end with their test. */
+const made: MongoConnection[] = [];
 
 function dueQueue() {
   const bounds = new Map<string, number>();
@@ -61,6 +64,7 @@ function dueQueue() {
       },
     },
   } as unknown as MongoConnection;
+  made.push(conn);
   return { conn, bounds, tenants, state };
 }
 
@@ -304,7 +308,13 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
   });
 });
 
+// The stand-ins' failures are warned of (process.emitWarning): kept out of the suite's output, counted where a test asks.
+beforeEach(() => {
+  vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+});
+
 afterEach(() => {
+  for (const conn of made.splice(0)) stopTenantWriter(conn);
   vi.useRealTimers();
   vi.restoreAllMocks();
 });

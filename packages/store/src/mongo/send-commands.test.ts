@@ -7,6 +7,7 @@ import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
 import { completeDelivery } from './delivery-complete.ts';
+import { flushRollups } from './endpoint-stats-repo.ts';
 import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
 
@@ -44,6 +45,8 @@ function standIn() {
     endpoints: { find: () => ({ toArray: async () => (log.push('endpoints.find'), [{ _id: 'ep_1', url: 'https://example.test/hook', status: 'active' }]) }) },
     dueEndpoints: { bulkWrite: logged('dueEndpoints.bulkWrite', { modifiedCount: 0, upsertedCount: 1 }) },
     dueTenants: { bulkWrite: async () => (log.push('dueTenants.bulkWrite'), await held, { modifiedCount: 0, upsertedCount: 1 }) },
+    // A completion's rollups, flushed by the test (not by a timer firing in another test file's time).
+    endpointRollups: { bulkWrite: async () => ({}) },
   } as unknown as MongoConnection;
   return { conn, log, release };
 }
@@ -131,5 +134,6 @@ describe('a completion’s commands (MongoDB)', () => {
     ]);
     release();
     await tenantsLowered(conn);
+    await flushRollups(conn);
   });
 });
