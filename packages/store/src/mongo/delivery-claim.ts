@@ -1,7 +1,7 @@
 import { tenantKey, within, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue, tenantsLowered } from './due-queue.ts';
+import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue, TENANT_WRITE_STALL_MS, tenantsLowered } from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -23,8 +23,6 @@ export const DUE_ENDPOINTS_PAGE = 64;
 const DUE_EXTRA_PAGES = 8;
 /** A tenant's first batch: its share and this many more (room for stale bounds); each batch after it twice the one before. */
 const BATCH_SPARE = 7;
-/** How long a sweep waits for this process's tenants still being lowered (noteDue's tenantsSoon): a round trip or two. */
-const TENANTS_WAIT_MS = 1_000;
 /**
  * How long a sweep holds the endpoints it reads (their bound set this far ahead by
  * compare-and-set, then moved to what it read): dispatchers sweeping at the same moment read
@@ -101,8 +99,8 @@ export async function dueDeliveries(
 ): Promise<DueDelivery[]> {
   // This process's sends whose tenants are still being lowered (noteDue's tenantsSoon): in their bounds before they are
   // read — for a moment at most, and not at all behind a write stalled that long (this sweep's reads do not depend on it).
-  const lowered = tenantsLowered(conn, { stalledAfterMs: TENANTS_WAIT_MS });
-  await within(lowered, TENANTS_WAIT_MS, () => new Error('tenants still being lowered')).catch(() => {});
+  const lowered = tenantsLowered(conn, { stalledAfterMs: TENANT_WRITE_STALL_MS });
+  await within(lowered, TENANT_WRITE_STALL_MS, () => new Error('tenants still being lowered')).catch(() => {});
   const due: GivenEntry[] = [];
   /** Tenants this call has read, or passed over (a skipped one's share is used up already). */
   const visited = new Set<string>(skip.map(tenantKey));

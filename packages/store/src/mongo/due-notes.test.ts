@@ -19,6 +19,8 @@ function dueQueue() {
     tenantsFailing: false,
     /** The next tenants' writes to fail (after their gate), one each. */
     tenantFailures: 0,
+    /** Operations (by index) the next tenants' write refuses, applying the others. */
+    refuse: [] as number[],
     started: 0,
     tenantWrites: 0,
     release: null as (() => void) | null,
@@ -60,6 +62,15 @@ function dueQueue() {
           throw new Error('the database is failing over');
         }
         if (state.tenantsFailing) throw new Error('the database is failing over');
+        if (state.refuse.length > 0) {
+          // The server refused these operations one by one (a MongoBulkWriteError's writeErrors); the others applied.
+          const refused = state.refuse.splice(0);
+          lower(
+            tenants,
+            ops.filter((_, i) => !refused.includes(i)),
+          );
+          throw Object.assign(new Error('write errors'), { writeErrors: refused.map((index) => ({ index })) });
+        }
         return lower(tenants, ops);
       },
     },
@@ -250,13 +261,35 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(state.tenantWrites).toBe(3);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
+    // Written: the next failure's try is 1,000 ms on again (not 4,000).
+    state.tenantFailures = 1;
+    await noteDue(conn, [note('ep_c', 3)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(4);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(state.tenantWrites).toBe(5);
+    // While they fail the tries double to 30,000 ms, and stay there: 1, 2, 4, 8, 16, 30, 30 s.
+    state.tenantFailures = 8;
+    await noteDue(conn, [note('ep_d', 2)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    const at: number[] = [];
+    for (let ms = 0; ms < 91_000 && state.tenantFailures > 0; ms += 1_000) {
+      const before = state.tenantWrites;
+      await vi.advanceTimersByTimeAsync(1_000);
+      if (state.tenantWrites > before) at.push(ms + 1_000);
+    }
+    expect(at).toEqual([1_000, 3_000, 7_000, 15_000, 31_000, 61_000, 91_000]);
+    state.tenantFailures = 0;
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(tenants.get('org_1/live')).toBe(2);
+    const writes = state.tenantWrites;
     // Stopped (the store's close): no more tries of its own.
     state.tenantsFailing = true;
     await noteDue(conn, [note('ep_b', 4, 'org_2')], { tenantsSoon: true });
     await tenantsLowered(conn);
     stopTenantWriter(conn);
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(state.tenantWrites).toBe(4);
+    expect(state.tenantWrites).toBe(writes + 1);
   });
 
   it('a sweep does not wait behind a write in flight for 1,000 ms or more (stalled); a stop does', async () => {
@@ -287,7 +320,21 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     held.open();
     await tenantsLowered(conn);
     expect(Object.keys(state.tenantOps[1]!)).toHaveLength(10_000);
-    expect(warn.mock.calls.filter(([m]) => String(m).includes('the healer lowers the rest'))).toHaveLength(1);
+    const capped = () => warn.mock.calls.filter(([m]) => String(m).includes('the healer lowers the rest')).length;
+    expect(capped()).toBe(1);
+    // Written since: the next time the cap is met, told again.
+    const again = gate();
+    state.tenantGate = again.shut;
+    await noteDue(conn, [note('ep_x', 1, 'org_x')], { tenantsSoon: true });
+    await noteDue(
+      conn,
+      many.map((n) => ({ ...n, endpointId: `${n.endpointId}_2`, dueAt: 0 })),
+      { tenantsSoon: true },
+    );
+    state.tenantGate = null;
+    again.open();
+    await tenantsLowered(conn);
+    expect(capped()).toBe(2);
   });
 
   it('tells a streak of failed writes once', async () => {
@@ -305,6 +352,64 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     await noteDue(conn, [note('ep_b', 4)], { tenantsSoon: true });
     await tenantsLowered(conn);
     expect(warn.mock.calls.filter(([m]) => String(m).includes('lowering due tenants'))).toHaveLength(2);
+  });
+});
+
+describe('the tenant writer against stalls and partial failures', () => {
+  it('a write in flight 1,000 ms or more does not hold the next: it goes beside it, up to 4 at once', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { conn, tenants, state } = dueQueue();
+    const hung = gate();
+    state.tenantGate = hung.shut;
+    // A half-open socket: the first write never answers (until the end); the next ones do.
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    state.tenantGate = null;
+    await noteDue(conn, [note('ep_b', 4, 'org_2')], { tenantsSoon: true });
+    vi.advanceTimersByTime(999);
+    await noteDue(conn, [note('ep_c', 3, 'org_3')], { tenantsSoon: true });
+    expect(state.tenantWrites).toBe(1);
+    vi.advanceTimersByTime(1);
+    await noteDue(conn, [note('ep_d', 2, 'org_4')], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    // Beside the stalled one: what waited behind it, then what came after.
+    expect(state.tenantOps.slice(1)).toEqual([{ 'org_2/live': 4, 'org_3/live': 3 }, { 'org_4/live': 2 }]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_2/live': 4, 'org_3/live': 3, 'org_4/live': 2 });
+    // Four in flight at most: three more that hang, then the next waits for one of them to end.
+    state.tenantGate = hung.shut;
+    const writes: number[] = [];
+    for (const org of ['org_5', 'org_6', 'org_7', 'org_8']) {
+      await noteDue(conn, [note(`ep_${org}`, 1, org)], { tenantsSoon: true });
+      writes.push(state.tenantWrites);
+      vi.advanceTimersByTime(1_000);
+    }
+    expect(writes).toEqual([4, 5, 6, 6]);
+    state.tenantGate = null;
+    hung.open();
+    await tenantsLowered(conn);
+    await tenantsLowered(conn);
+    expect(state.tenantWrites).toBe(7);
+    expect(Object.fromEntries(tenants)).toMatchObject({ 'org_1/live': 5, 'org_5/live': 1, 'org_8/live': 1 });
+  });
+
+  it('of a bulk write the server refused in part, keeps only the refused tenants', async () => {
+    const { conn, state } = dueQueue();
+    state.refuse = [1];
+    await noteDue(conn, [note('ep_a', 5), note('ep_b', 4, 'org_2'), note('ep_c', 3, 'org_3')], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    await tenantsLowered(conn);
+    expect(state.tenantOps).toEqual([{ 'org_1/live': 5, 'org_2/live': 4, 'org_3/live': 3 }, { 'org_2/live': 4 }]);
+  });
+
+  it('a store stopped before it ever lowered a tenant makes no writer that tries on its own', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { conn, state } = dueQueue();
+    await new MongoDeliveryRepo(conn).settle();
+    // A completion committed between the settle and the client's close.
+    state.tenantsFailing = true;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    await tenantsLowered(conn);
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(state.tenantWrites).toBe(1);
   });
 });
 

@@ -30,10 +30,12 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   the value it read, then the lowest entry read again and `$min`-ed in): every raise is
 //   followed by its raiser's second read, and an entry lowered after that read has its tenant's
 //   `$min` after it (noteDue's order), so the tenant's bound comes back to at most its entries'.
-// - A process that dies between a commit and its noteDue (or between its two `$min`s) leaves a
-//   delivery under a bound too high: the healer (healDueQueue, every STRANDED_PEEK_INTERVAL_MS)
-//   lowers the bounds of the endpoints at the head of the store-wide due index, and their
-//   tenants', so it is served in due order at worst.
+// - A process that dies between a commit and its noteDue (or between its two `$min`s: for a send
+//   or a completion that span now follows its answer, and lasts through a failed tenants' write
+//   until its retry) leaves a delivery under a bound too high: the healer (healDueQueue, every
+//   STRANDED_PEEK_INTERVAL_MS) lowers the bounds of the endpoints at the head of the store-wide
+//   due index, and their tenants', so it is served in due order at worst. So does a tenant past
+//   the tenant writer's cap (UNWRITTEN_CAP tenants waiting: an outage, or writes stalled).
 
 /** The bound of an endpoint with nothing in the due index (a number, so the index orders it last). */
 export const DUE_NEVER = Number.MAX_SAFE_INTEGER;
@@ -60,9 +62,9 @@ export function dueEntryId(month: Month, endpointId: string): string {
  * `tenantsSoon`: answers once the entries are written, their tenants handed to the connection's
  * tenant writer (lowerTenantsSoon) — a send's answer or a completion's waits one round trip, not
  * two; a sweep of this process waits for that writer first (tenantsLowered), so it sees them.
- * Notes a failed call could not write are kept (up to UNWRITTEN_CAP) and written by this
- * connection's next call, so a brief outage (an election) delays a bound, never loses it while
- * the process lives; a process that dies with some is covered by the healer.
+ * Notes a failed call could not write are kept (up to UNWRITTEN_CAP entries, and as many tenants
+ * in the tenant writer) and written by this connection's next call, so a brief outage (an
+ * election) delays a bound; what is past a cap, or dies with the process, the healer covers.
  * @throws the write's error (its notes kept).
  */
 export async function noteDue(
@@ -131,20 +133,21 @@ interface TenantBatch {
 
 /**
  * One connection's tenant writer: the tenants' `$min`s of noteDue's `tenantsSoon` calls, each
- * handed over after its entries were written (the order the sweep relies on), one bulk write in
- * flight at a time. Those handed over while one is in flight wait for the next, merged: a tenant
- * noted by 50 sends meanwhile is one `$min` (its earliest), as late as one round trip — never
- * merged into a write already sent, which may have left before their entries were written.
+ * handed over after its entries were written (the order the sweep relies on). One bulk write in
+ * flight as a rule; those handed over meanwhile wait for the next, merged: a tenant noted by 50
+ * sends meanwhile is one `$min` (its earliest), as late as one round trip — never merged into a
+ * write already sent, which may have left before their entries were written. A write in flight
+ * TENANT_WRITE_STALL_MS or longer (a half-open socket waits out TCP's keepalive: minutes) does not
+ * hold the next: it goes beside it, up to TENANT_WRITES_IN_FLIGHT at once (`$min`s commute).
  */
 class TenantWriter {
   #queued: TenantBatch | null = null;
-  #writing: TenantBatch | null = null;
+  /** The writes in flight, the newest last. */
+  readonly #writing: { batch: TenantBatch; began: number }[] = [];
   /** Whether the last write failed (told once a streak). */
   #failing = false;
   /** Whether a note was dropped at the cap since the last write that succeeded (told once). */
   #capped = false;
-  /** When the write in flight began (performance.now()). */
-  #writeBegan = 0;
   /** The next try of what a failure kept when nothing else comes to write it (an intake that receives no more sends). */
   #retry: NodeJS.Timeout | null = null;
   #retryMs = TENANT_RETRY_MIN_MS;
@@ -157,36 +160,47 @@ class TenantWriter {
 
   add(notes: readonly TenantNote[]): void {
     this.#merge(notes);
-    if (this.#writing === null) void this.#write();
+    this.#maybeWrite();
   }
 
   /**
    * Settles once what was handed over before the call is written, or its write failed (then kept
-   * for the next). Starts the write of what a failure kept, when none is in flight.
+   * for the next). Starts the write of what a failure kept, or of what waits behind a stalled
+   * write. `stalledAfterMs`: settles at once when the newest write in flight began that long ago.
    */
   written({ stalledAfterMs = Number.POSITIVE_INFINITY }: { stalledAfterMs?: number } = {}): Promise<void> {
-    if (this.#queued !== null && this.#writing === null) void this.#write();
-    // A write in flight that long has stalled (a majority lagging): a sweep goes on without it (helper 263).
-    if (this.#writing !== null && performance.now() - this.#writeBegan >= stalledAfterMs) return Promise.resolve();
-    return (this.#queued ?? this.#writing)?.written ?? Promise.resolve();
+    this.#maybeWrite();
+    const newest = this.#writing.at(-1);
+    // A write in flight that long has stalled (a majority lagging, a socket half open): a sweep goes on without it.
+    if (newest !== undefined && performance.now() - newest.began >= stalledAfterMs) return Promise.resolve();
+    return (this.#queued ?? newest?.batch)?.written ?? Promise.resolve();
   }
 
-  /** No more tries of its own (the store is closing). */
+  /** No more tries of its own (the store is closing); notes handed over later are still written. */
   stop(): void {
     this.#stopped = true;
     if (this.#retry !== null) clearTimeout(this.#retry);
     this.#retry = null;
   }
 
+  /** Sends what is queued when nothing is in flight, or beside writes that have all stalled. */
+  #maybeWrite(): void {
+    if (this.#queued === null) return;
+    const newest = this.#writing.at(-1);
+    if (newest === undefined) void this.#write();
+    else if (this.#writing.length < TENANT_WRITES_IN_FLIGHT && performance.now() - newest.began >= TENANT_WRITE_STALL_MS) void this.#write();
+  }
+
   /** Every batch's promise settles when its own write ends, written or not: no waiter outlives it. */
   async #write(): Promise<void> {
     for (let batch = this.#queued; batch !== null; batch = this.#queued) {
       this.#queued = null;
-      this.#writing = batch;
-      this.#writeBegan = performance.now();
+      const writing = { batch, began: performance.now() };
+      this.#writing.push(writing);
+      const notes = [...batch.notes.values()];
       let again = true;
       try {
-        await lowerTenants(this.#conn, [...batch.notes.values()]);
+        await lowerTenants(this.#conn, notes);
         this.#failing = false;
         this.#capped = false;
         this.#retryMs = TENANT_RETRY_MIN_MS;
@@ -196,12 +210,13 @@ class TenantWriter {
         }
         this.#failing = true;
         // Merged into what was handed over meanwhile, which goes now (its waiters wait for a write:
-        // helper 262), or kept for the next hand-over, noteDue or wait — no loop of its own against
-        // an outage. A $min twice is once.
+        // helper 262), or kept for the next hand-over, noteDue, wait or try of its own — no loop
+        // against an outage. Of a bulk write whose operations the server refused one by one, only
+        // those are kept (the rest were applied). A $min twice is once.
         again = this.#queued !== null;
-        this.#merge([...batch.notes.values()]);
+        this.#merge(refusedOf(err, notes));
       } finally {
-        this.#writing = null;
+        this.#writing.splice(this.#writing.indexOf(writing), 1);
         batch.settle();
       }
       if (!again) {
@@ -213,7 +228,7 @@ class TenantWriter {
 
   /** A try of what a failure kept, TENANT_RETRY_MIN_MS later, doubling to TENANT_RETRY_MAX_MS while they fail. */
   #tryLater(): void {
-    if (this.#stopped || this.#retry !== null) return;
+    if (this.#stopped || this.#retry !== null || this.#queued === null) return;
     this.#retry = setTimeout(() => {
       this.#retry = null;
       void this.written();
@@ -223,6 +238,7 @@ class TenantWriter {
   }
 
   #merge(notes: readonly TenantNote[]): void {
+    if (notes.length === 0) return;
     if (this.#queued === null) {
       let settle = () => {};
       const written = new Promise<void>((resolve) => (settle = resolve));
@@ -233,7 +249,7 @@ class TenantWriter {
       const key = tenantKey(n);
       const seen = queued.get(key);
       if (seen === undefined && queued.size >= UNWRITTEN_CAP) {
-        // Past the cap (an outage, or a write stalled, with that many tenants noted): the healer lowers the rest.
+        // Past the cap (an outage, or writes stalled, with that many tenants noted): the healer lowers the rest.
         if (!this.#capped) process.emitWarning(`wirehook: ${UNWRITTEN_CAP} tenants' due bounds waiting; the healer lowers the rest`);
         this.#capped = true;
         continue;
@@ -243,15 +259,31 @@ class TenantWriter {
   }
 }
 
+/** Of a failed bulk write's `notes`, those not applied: the ones the server refused one by one, or all when it says nothing of them. */
+function refusedOf(err: unknown, notes: readonly TenantNote[]): TenantNote[] {
+  const refused = (err as { writeErrors?: { index: number }[] | { index: number } } | null)?.writeErrors;
+  if (refused === undefined) return [...notes];
+  return (Array.isArray(refused) ? refused : [refused]).flatMap((e) => (notes[e.index] === undefined ? [] : [notes[e.index]!]));
+}
+
 const tenantWriters = new WeakMap<MongoConnection, TenantWriter>();
 const TENANT_RETRY_MIN_MS = 1_000;
 const TENANT_RETRY_MAX_MS = 30_000;
+/** How long a tenants' write may be in flight before the next goes beside it; a sweep waits no longer for one. */
+export const TENANT_WRITE_STALL_MS = 1_000;
+/** Tenants' writes in flight at most, stalled ones included. */
+const TENANT_WRITES_IN_FLIGHT = 4;
+
+/** The connection's tenant writer, made on first use. */
+function writerOf(conn: MongoConnection): TenantWriter {
+  let writer = tenantWriters.get(conn);
+  if (writer === undefined) tenantWriters.set(conn, (writer = new TenantWriter(conn)));
+  return writer;
+}
 
 /** Hands `notes`' tenants to the connection's tenant writer (TenantWriter); call once their entries are written. */
 export function lowerTenantsSoon(conn: MongoConnection, notes: readonly TenantNote[]): void {
-  let writer = tenantWriters.get(conn);
-  if (writer === undefined) tenantWriters.set(conn, (writer = new TenantWriter(conn)));
-  writer.add(notes);
+  writerOf(conn).add(notes);
 }
 
 /**
@@ -265,7 +297,8 @@ export function tenantsLowered(conn: MongoConnection, options: { stalledAfterMs?
 
 /** Ends the tenant writer's own tries (a store's close, after its last wait: what is still kept the healer lowers). */
 export function stopTenantWriter(conn: MongoConnection): void {
-  tenantWriters.get(conn)?.stop();
+  // Made stopped if it has not been yet: a completion committed between the store's settle and its close makes none that retries.
+  writerOf(conn).stop();
 }
 
 /** The update that lowers a tenant's bound to `dueAt` (an upsert makes it). */

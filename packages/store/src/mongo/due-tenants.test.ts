@@ -2,7 +2,7 @@
 // for the collections the sweep reads and writes — the due queue's first level (`dueEndpoints`,
 // by bound then _id), endpoints by _id and one month's deliveries by endpoint then due time —
 // matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, healDueQueue, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { type DueNote, dueEntryId, noteDue } from './due-queue.ts';
@@ -342,6 +342,25 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     await new Promise(setImmediate);
     release();
     expect((await swept).map((d) => d.id)).toEqual(['dlv_new']);
+  });
+
+  it('a sweep waits at most 1,000 ms for a tenants’ write that hangs, and not at all once one has hung that long', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { conn } = store([{ id: 'ep_a', orgId: 'org_a', dueAt: 100 }]);
+      Object.assign(conn.dueTenants, { bulkWrite: () => new Promise(() => {}) });
+      await noteDue(conn, [{ orgId: 'org_a', env: 'live', endpointId: 'ep_a', month: MONTH, dueAt: 5 }], { tenantsSoon: true });
+      const next = () => new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')));
+      const first = dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(await Promise.race([first, next()])).toBe('waiting');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await Promise.race([first, next()])).toBe('done');
+      // The write has hung 1,000 ms: the next sweep goes on at once.
+      expect(await Promise.race([dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const), next()])).toBe('done');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a tenant’s bound another sweep raised meanwhile (past an entry this one moved back): this sweep’s settle brings it down', async () => {
