@@ -1,12 +1,37 @@
 // The due queue's notes without a server: stand-in `dueEndpoints` and `dueTenants` whose bulk
 // writes fail while told to, and otherwise keep each entry's (and tenant's) earliest bound and say
 // how many they lowered or made, as the server's BulkWriteResult does.
+import { createRequire } from 'node:module';
+import { MongoBulkWriteError, MongoNetworkError } from 'mongodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { type DueNote, noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 
 type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
+
+// What the driver (7.x) throws from a bulk write: its own classes (WriteError and WriteConcernError are not exported).
+const bulk = createRequire(import.meta.url)('mongodb/lib/bulk/common.js') as Record<string, new (...args: unknown[]) => object>;
+const noConcernError = { getWriteConcernError: () => undefined };
+/** A bulk write that failed as a whole: a lost connection (the driver wraps it, no writeErrors). */
+const lostConnection = () => new MongoBulkWriteError(new MongoNetworkError('connection 4 to db-0:27017 closed') as never, noConcernError as never);
+/** The server refused these operations one by one; the others applied. */
+const refusedOps = (ops: MinOp[], indexes: number[]) =>
+  new MongoBulkWriteError(
+    {
+      message: 'write errors',
+      code: 2,
+      writeErrors: indexes.map((index) => new bulk['WriteError']!({ index, code: 2, errmsg: 'refused', op: { q: ops[index]!.updateOne.filter } })),
+    } as never,
+    noConcernError as never,
+  );
+/** Applied, but the write concern was not met in time (maybe rolled back) — with one operation refused too, or not. */
+const concernNotMet = (ops: MinOp[], refusedToo: boolean) => {
+  const wce = new bulk['WriteConcernError']!({ code: 64, errmsg: 'waiting for replication timed out' });
+  if (!refusedToo) return new MongoBulkWriteError(wce as never, { getWriteConcernError: () => wce } as never);
+  const refused = new bulk['WriteError']!({ index: 0, code: 2, errmsg: 'refused', op: { q: ops[0]!.updateOne.filter } });
+  return new MongoBulkWriteError({ message: 'write errors', code: 2, writeErrors: [refused] } as never, { getWriteConcernError: () => wce } as never);
+};
 
 /** The stand-ins made, whose writers' own tries end with their test. */
 const made: MongoConnection[] = [];
@@ -21,6 +46,8 @@ function dueQueue() {
     tenantFailures: 0,
     /** Operations (by index) the next tenants' write refuses, applying the others. */
     refuse: [] as number[],
+    /** The next tenants' write applies (all but its first operation, 'and refused'), then fails its write concern. */
+    concernNotMet: null as null | 'applied' | 'and refused',
     started: 0,
     tenantWrites: 0,
     release: null as (() => void) | null,
@@ -59,17 +86,22 @@ function dueQueue() {
         if (state.tenantGate !== null) await state.tenantGate;
         if (state.tenantFailures > 0) {
           state.tenantFailures--;
-          throw new Error('the database is failing over');
+          throw lostConnection();
         }
-        if (state.tenantsFailing) throw new Error('the database is failing over');
+        if (state.tenantsFailing) throw lostConnection();
+        if (state.concernNotMet !== null) {
+          const refusedToo = state.concernNotMet === 'and refused';
+          state.concernNotMet = null;
+          lower(tenants, refusedToo ? ops.slice(1) : ops);
+          throw concernNotMet(ops, refusedToo);
+        }
         if (state.refuse.length > 0) {
-          // The server refused these operations one by one (a MongoBulkWriteError's writeErrors); the others applied.
           const refused = state.refuse.splice(0);
           lower(
             tenants,
             ops.filter((_, i) => !refused.includes(i)),
           );
-          throw Object.assign(new Error('write errors'), { writeErrors: refused.map((index) => ({ index })) });
+          throw refusedOps(ops, refused);
         }
         return lower(tenants, ops);
       },
@@ -115,7 +147,7 @@ describe('noteDue', () => {
   it('a call whose tenants’ write failed after its entries’ writes the tenants with the next call, though its entries then lower nothing', async () => {
     const { conn, bounds, tenants, state } = dueQueue();
     state.tenantsFailing = true;
-    await expect(noteDue(conn, [note('ep_a', 5)])).rejects.toThrow('failing over');
+    await expect(noteDue(conn, [note('ep_a', 5)])).rejects.toThrow('closed');
     expect(bounds.get('202612:ep_a')).toBe(5);
     expect(tenants.size).toBe(0);
     state.tenantsFailing = false;
@@ -370,10 +402,11 @@ describe('the tenant writer against stalls and partial failures', () => {
     expect(state.tenantWrites).toBe(1);
     vi.advanceTimersByTime(1);
     await noteDue(conn, [note('ep_d', 2, 'org_4')], { tenantsSoon: true });
-    await tenantsLowered(conn);
-    // Beside the stalled one: what waited behind it, then what came after.
-    expect(state.tenantOps.slice(1)).toEqual([{ 'org_2/live': 4, 'org_3/live': 3 }, { 'org_4/live': 2 }]);
-    expect(Object.fromEntries(tenants)).toEqual({ 'org_2/live': 4, 'org_3/live': 3, 'org_4/live': 2 });
+    // A sweep does not wait for the stalled write (a stop would).
+    await tenantsLowered(conn, { stalledAfterMs: 1_000 });
+    // Beside the stalled one: what waited behind it with the stalled write's own tenant again, then what came after.
+    expect(state.tenantOps.slice(1)).toEqual([{ 'org_1/live': 5, 'org_2/live': 4, 'org_3/live': 3 }, { 'org_4/live': 2 }]);
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5, 'org_2/live': 4, 'org_3/live': 3, 'org_4/live': 2 });
     // Four in flight at most: three more that hang, then the next waits for one of them to end.
     state.tenantGate = hung.shut;
     const writes: number[] = [];
@@ -391,13 +424,53 @@ describe('the tenant writer against stalls and partial failures', () => {
     expect(Object.fromEntries(tenants)).toMatchObject({ 'org_1/live': 5, 'org_5/live': 1, 'org_8/live': 1 });
   });
 
-  it('of a bulk write the server refused in part, keeps only the refused tenants', async () => {
+  it('of a bulk write the server refused in part, keeps only the refused tenants; of one that failed whole, all', async () => {
     const { conn, state } = dueQueue();
+    const three = [note('ep_a', 5), note('ep_b', 4, 'org_2'), note('ep_c', 3, 'org_3')];
     state.refuse = [1];
-    await noteDue(conn, [note('ep_a', 5), note('ep_b', 4, 'org_2'), note('ep_c', 3, 'org_3')], { tenantsSoon: true });
+    await noteDue(conn, three, { tenantsSoon: true });
     await tenantsLowered(conn);
     await tenantsLowered(conn);
     expect(state.tenantOps).toEqual([{ 'org_1/live': 5, 'org_2/live': 4, 'org_3/live': 3 }, { 'org_2/live': 4 }]);
+    // A lost connection (no writeErrors) and a write concern not met (applied, maybe rolled back; with an operation
+    // refused too, or not): every tenant again.
+    const failures = [() => (state.tenantFailures = 1), () => (state.concernNotMet = 'applied'), () => (state.concernNotMet = 'and refused')];
+    for (const fail of failures) {
+      state.tenantOps.length = 0;
+      fail();
+      await noteDue(
+        conn,
+        three.map((n) => ({ ...n, endpointId: `${n.endpointId}_${Math.random()}`, dueAt: n.dueAt - 1 })),
+        { tenantsSoon: true },
+      );
+      await tenantsLowered(conn);
+      await tenantsLowered(conn);
+      expect(state.tenantOps).toEqual([
+        { 'org_1/live': expect.any(Number), 'org_2/live': expect.any(Number), 'org_3/live': expect.any(Number) },
+        { 'org_1/live': expect.any(Number), 'org_2/live': expect.any(Number), 'org_3/live': expect.any(Number) },
+      ]);
+    }
+  });
+
+  it('a stop waits for every write in flight, an older one still going included', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const { conn, tenants, state } = dueQueue();
+    const older = gate();
+    state.tenantGate = older.shut;
+    await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
+    vi.advanceTimersByTime(1_000);
+    const newer = gate();
+    state.tenantGate = newer.shut;
+    await noteDue(conn, [note('ep_b', 4, 'org_2')], { tenantsSoon: true });
+    expect(state.tenantWrites).toBe(2);
+    let stopped = false;
+    const stopping = new MongoDeliveryRepo(conn).settle().then(() => (stopped = true));
+    newer.open();
+    await new Promise(setImmediate);
+    expect(stopped).toBe(false);
+    older.open();
+    await stopping;
+    expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5, 'org_2/live': 4 });
   });
 
   it('a store stopped before it ever lowered a tenant makes no writer that tries on its own', async () => {

@@ -170,10 +170,13 @@ class TenantWriter {
    */
   written({ stalledAfterMs = Number.POSITIVE_INFINITY }: { stalledAfterMs?: number } = {}): Promise<void> {
     this.#maybeWrite();
-    const newest = this.#writing.at(-1);
-    // A write in flight that long has stalled (a majority lagging, a socket half open): a sweep goes on without it.
-    if (newest !== undefined && performance.now() - newest.began >= stalledAfterMs) return Promise.resolve();
-    return (this.#queued ?? newest?.batch)?.written ?? Promise.resolve();
+    const now = performance.now();
+    // A write in flight that long has stalled (a majority lagging, a socket half open): a sweep goes on
+    // without it, and without what waits behind writes that have all stalled. A stop waits for every one.
+    const live = this.#writing.filter((w) => now - w.began < stalledAfterMs);
+    const waits = live.map((w) => w.batch.written);
+    if (this.#queued !== null && (live.length > 0 || this.#writing.length === 0)) waits.push(this.#queued.written);
+    return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => {});
   }
 
   /** No more tries of its own (the store is closing); notes handed over later are still written. */
@@ -183,12 +186,19 @@ class TenantWriter {
     this.#retry = null;
   }
 
-  /** Sends what is queued when nothing is in flight, or beside writes that have all stalled. */
+  /**
+   * Sends what is queued when nothing is in flight, or beside writes that have all stalled — with
+   * their tenants again (their entries are written; a $min twice is once), which a socket half
+   * open would otherwise hold for minutes.
+   */
   #maybeWrite(): void {
     if (this.#queued === null) return;
     const newest = this.#writing.at(-1);
     if (newest === undefined) void this.#write();
-    else if (this.#writing.length < TENANT_WRITES_IN_FLIGHT && performance.now() - newest.began >= TENANT_WRITE_STALL_MS) void this.#write();
+    else if (this.#writing.length < TENANT_WRITES_IN_FLIGHT && performance.now() - newest.began >= TENANT_WRITE_STALL_MS) {
+      for (const w of this.#writing) this.#merge([...w.batch.notes.values()]);
+      void this.#write();
+    }
   }
 
   /** Every batch's promise settles when its own write ends, written or not: no waiter outlives it. */
@@ -259,11 +269,25 @@ class TenantWriter {
   }
 }
 
-/** Of a failed bulk write's `notes`, those not applied: the ones the server refused one by one, or all when it says nothing of them. */
+/**
+ * Of a failed bulk write's `notes`, those to keep: only the operations the server refused one by one
+ * (a MongoBulkWriteError's writeErrors, by their operation's `_id`: the tenant's key) when that is
+ * all it says — every one when the connection was lost, a primary stepped down (the driver wraps
+ * either with no writeErrors) or a write concern was not met (applied, and maybe rolled back):
+ * those say nothing of which applied, and a $min twice is once (helper 265).
+ */
 function refusedOf(err: unknown, notes: readonly TenantNote[]): TenantNote[] {
-  const refused = (err as { writeErrors?: { index: number }[] | { index: number } } | null)?.writeErrors;
-  if (refused === undefined) return [...notes];
-  return (Array.isArray(refused) ? refused : [refused]).flatMap((e) => (notes[e.index] === undefined ? [] : [notes[e.index]!]));
+  const e = err as { writeErrors?: unknown; err?: unknown; result?: { getWriteConcernError?: () => unknown } } | null;
+  type Refused = { index?: unknown; getOperation?: () => { q?: { _id?: unknown } } | undefined };
+  const refused = e?.writeErrors === undefined ? [] : ([e.writeErrors].flat() as Refused[]);
+  if (refused.length === 0 || e?.err !== undefined || e?.result?.getWriteConcernError?.() !== undefined) return [...notes];
+  const byKey = new Map(notes.map((n) => [tenantKey(n), n]));
+  const kept = refused.flatMap((w) => {
+    const key = w.getOperation?.()?.q?._id;
+    const n = typeof key === 'string' ? byKey.get(key) : typeof w.index === 'number' ? notes[w.index] : undefined;
+    return n === undefined ? [] : [n];
+  });
+  return kept.length === refused.length ? kept : [...notes];
 }
 
 const tenantWriters = new WeakMap<MongoConnection, TenantWriter>();
