@@ -165,8 +165,9 @@ class TenantWriter {
 
   /**
    * Settles once what was handed over before the call is written, or its write failed (then kept
-   * for the next). Starts the write of what a failure kept, or of what waits behind a stalled
-   * write. `stalledAfterMs`: settles at once when the newest write in flight began that long ago.
+   * for the next): every write in flight and what is queued. Starts the write of what a failure
+   * kept, or of what waits behind a stalled write. `stalledAfterMs` (a sweep's): not for the writes
+   * in flight that long, nor for what is queued behind writes that all are.
    */
   written({ stalledAfterMs = Number.POSITIVE_INFINITY }: { stalledAfterMs?: number } = {}): Promise<void> {
     this.#maybeWrite();
