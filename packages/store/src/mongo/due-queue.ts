@@ -19,7 +19,8 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   that lowers nothing writes nothing (no oplog entry), and with a backlog the entry's bound is
 //   already lower: neither level is a document every delivery writes. A send and a completion
 //   wait for the entry only: their tenants go to the process's tenant writer (TenantWriter), one
-//   bulk write in flight, which this process's sweeps and its stop wait for.
+//   bulk write in flight as a rule; this process's sweeps wait for it a second at most (and not
+//   behind a write stalled that long), its stop for every write in flight.
 // - A sweep takes each entry it reads by setting its bound a little ahead (compare-and-set on the
 //   value it read), reads the entry's first deliveries, then moves the entry's bound to what they
 //   say (compare-and-set on the value it set) and reads the first delivery again: a delivery
@@ -72,8 +73,9 @@ export async function noteDue(
   notes: readonly DueNote[],
   options: { tenantsAlways?: boolean; tenantsSoon?: boolean } = {},
 ): Promise<void> {
-  // A tenant write that failed is tried again with any call (the send that lowers nothing included).
-  void tenantsLowered(conn);
+  // A tenant write that failed is tried again with any call (the send that lowers nothing included);
+  // a kick, not a wait: a promise a call on a write stalled for minutes would hold memory (helper 266).
+  tenantWriters.get(conn)?.kick();
   const carried = unwritten.get(conn);
   unwritten.delete(conn);
   const earliest = earliestOf(carried === undefined ? notes : [...carried, ...notes]);
@@ -143,7 +145,7 @@ interface TenantBatch {
 class TenantWriter {
   #queued: TenantBatch | null = null;
   /** The writes in flight, the newest last. */
-  readonly #writing: { batch: TenantBatch; began: number }[] = [];
+  readonly #writing: { batch: TenantBatch; began: number; carried: boolean }[] = [];
   /** Whether the last write failed (told once a streak). */
   #failing = false;
   /** Whether a note was dropped at the cap since the last write that succeeded (told once). */
@@ -160,6 +162,11 @@ class TenantWriter {
 
   add(notes: readonly TenantNote[]): void {
     this.#merge(notes);
+    this.#maybeWrite();
+  }
+
+  /** Starts what is due to go (kept by a failure, or behind a stalled write), waiting for nothing. */
+  kick(): void {
     this.#maybeWrite();
   }
 
@@ -193,20 +200,26 @@ class TenantWriter {
    * open would otherwise hold for minutes.
    */
   #maybeWrite(): void {
-    if (this.#queued === null) return;
     const newest = this.#writing.at(-1);
-    if (newest === undefined) void this.#write();
-    else if (this.#writing.length < TENANT_WRITES_IN_FLIGHT && performance.now() - newest.began >= TENANT_WRITE_STALL_MS) {
-      for (const w of this.#writing) this.#merge([...w.batch.notes.values()]);
-      void this.#write();
+    if (newest === undefined) {
+      if (this.#queued !== null) void this.#write();
+      return;
     }
+    if (this.#writing.length >= TENANT_WRITES_IN_FLIGHT || performance.now() - newest.began < TENANT_WRITE_STALL_MS) return;
+    // Nothing queued: the stalled writes' tenants go beside them once (not again at every kick).
+    if (this.#queued === null && this.#writing.every((w) => w.carried)) return;
+    for (const w of this.#writing) {
+      w.carried = true;
+      this.#merge([...w.batch.notes.values()], { quiet: true });
+    }
+    void this.#write();
   }
 
   /** Every batch's promise settles when its own write ends, written or not: no waiter outlives it. */
   async #write(): Promise<void> {
     for (let batch = this.#queued; batch !== null; batch = this.#queued) {
       this.#queued = null;
-      const writing = { batch, began: performance.now() };
+      const writing = { batch, began: performance.now(), carried: false };
       this.#writing.push(writing);
       const notes = [...batch.notes.values()];
       let again = true;
@@ -242,13 +255,14 @@ class TenantWriter {
     if (this.#stopped || this.#retry !== null || this.#queued === null) return;
     this.#retry = setTimeout(() => {
       this.#retry = null;
-      void this.written();
+      this.#maybeWrite();
     }, this.#retryMs);
     this.#retry.unref();
     this.#retryMs = Math.min(this.#retryMs * 2, TENANT_RETRY_MAX_MS);
   }
 
-  #merge(notes: readonly TenantNote[]): void {
+  /** `quiet`: a stalled write's tenants carried again (still in that write: none lost at the cap, none to tell of). */
+  #merge(notes: readonly TenantNote[], { quiet = false }: { quiet?: boolean } = {}): void {
     if (notes.length === 0) return;
     if (this.#queued === null) {
       let settle = () => {};
@@ -261,6 +275,7 @@ class TenantWriter {
       const seen = queued.get(key);
       if (seen === undefined && queued.size >= UNWRITTEN_CAP) {
         // Past the cap (an outage, or writes stalled, with that many tenants noted): the healer lowers the rest.
+        if (quiet) continue;
         if (!this.#capped) process.emitWarning(`wirehook: ${UNWRITTEN_CAP} tenants' due bounds waiting; the healer lowers the rest`);
         this.#capped = true;
         continue;
@@ -314,7 +329,8 @@ export function lowerTenantsSoon(conn: MongoConnection, notes: readonly TenantNo
 /**
  * Settles once the tenants handed over before the call (lowerTenantsSoon) are written, or their
  * write failed (kept, written with the next): a sweep waits for it, so this process's sends are
- * in its tenants' bounds when it reads them; a stop waits for it before closing the client.
+ * in its tenants' bounds when it reads them — with `stalledAfterMs`, not for writes in flight that
+ * long (TenantWriter.written); a stop waits for every write before closing the client.
  */
 export function tenantsLowered(conn: MongoConnection, options: { stalledAfterMs?: number } = {}): Promise<void> {
   return tenantWriters.get(conn)?.written(options) ?? Promise.resolve();

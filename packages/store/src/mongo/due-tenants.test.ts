@@ -344,11 +344,13 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect((await swept).map((d) => d.id)).toEqual(['dlv_new']);
   });
 
-  it('a sweep waits at most 1,000 ms for a tenants’ write that hangs, and not at all once one has hung that long', async () => {
+  it('a sweep waits at most 1,000 ms for a tenants’ write that hangs, each stalled write gets one beside it, and with 4 hung none waits', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       const { conn } = store([{ id: 'ep_a', orgId: 'org_a', dueAt: 100 }]);
-      Object.assign(conn.dueTenants, { bulkWrite: () => new Promise(() => {}) });
+      let writes = 0;
+      // Every socket half open: no write ever answers.
+      Object.assign(conn.dueTenants, { bulkWrite: () => (writes++, new Promise(() => {})) });
       await noteDue(conn, [{ orgId: 'org_a', env: 'live', endpointId: 'ep_a', month: MONTH, dueAt: 5 }], { tenantsSoon: true });
       const next = () => new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')));
       const first = dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const);
@@ -356,8 +358,17 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       expect(await Promise.race([first, next()])).toBe('waiting');
       await vi.advanceTimersByTimeAsync(1);
       expect(await Promise.race([first, next()])).toBe('done');
-      // The write has hung 1,000 ms: the next sweep goes on at once.
+      // Each later sweep sends the stalled tenants beside the newest stalled write and waits for it, a second at most.
+      for (let write = 2; write <= 4; write++) {
+        const sweep = dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const);
+        expect(writes).toBe(write);
+        expect(await Promise.race([sweep, next()])).toBe('waiting');
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(await Promise.race([sweep, next()])).toBe('done');
+      }
+      // Four in flight, all stalled: no fifth, and a sweep goes on at once.
       expect(await Promise.race([dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const), next()])).toBe('done');
+      expect(writes).toBe(4);
     } finally {
       vi.useRealTimers();
     }
