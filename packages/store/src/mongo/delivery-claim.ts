@@ -1,4 +1,5 @@
 import { tenantKey, within, type DeliveryId, type EndpointId, type Environment, type MessageId, type OrgId, type Tenant } from '@wirehook/core';
+import type { Collection, Document, Filter, FindOptions, WithId } from 'mongodb';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue, TENANT_WRITE_STALL_MS, tenantsLowered } from './due-queue.ts';
@@ -109,7 +110,12 @@ export async function dueDeliveries(
   const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
   let budget = maxPages * DUE_ENDPOINTS_PAGE;
-  const kept = () => sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant);
+  // What the shares keep of what was given: derived again only when more was given (`due` only grows).
+  let keptOf: { given: number; rows: GivenEntry[] } = { given: 0, rows: [] };
+  const kept = () => {
+    if (keptOf.given !== due.length) keptOf = { given: due.length, rows: sharePerTenant(sharePerEndpoint(due.sort(byDue), perEndpoint), perTenant) };
+    return keptOf.rows;
+  };
   /** Entries taken in this call: one whose bound a take moved to a time still due is read again by the tenant's next batch. */
   const takenEntries = new Set<string>();
   let last: QueuedTenant | undefined;
@@ -261,29 +267,36 @@ export function sharePerTenant<E extends { tenant: Tenant }>(sorted: readonly E[
   });
 }
 
-/** The next page of tenants whose bound has come, after `last` (by bound, then id): its tie and the rest read at once. */
-async function readTenantPage(conn: MongoConnection, now: number, last: QueuedTenant | undefined): Promise<QueuedTenant[]> {
-  const after = P.dueTenants(now, last?.dueAt);
-  const rest = conn.dueTenants.find(after.filter, after.options).limit(DUE_TENANTS_PAGE).toArray();
-  if (last === undefined) return (await rest) as QueuedTenant[];
-  const tied = P.dueTenantsTied(last.dueAt, last._id);
-  const both = await Promise.all([conn.dueTenants.find(tied.filter, tied.options).limit(DUE_TENANTS_PAGE).toArray(), rest]);
-  return both.flat().slice(0, DUE_TENANTS_PAGE) as QueuedTenant[];
+/** The next page of tenants whose bound has come, after `last` (by bound, then id). */
+function readTenantPage(conn: MongoConnection, now: number, last: QueuedTenant | undefined): Promise<QueuedTenant[]> {
+  const rest = P.dueTenants(now, last?.dueAt);
+  const tied = last === undefined ? undefined : P.dueTenantsTied(last.dueAt, last._id);
+  return pageAfter(conn.dueTenants, rest, tied, DUE_TENANTS_PAGE) as Promise<QueuedTenant[]>;
 }
 
-/** The next `size` of tenant `t`'s entries whose bound has come, after `after` (by bound, then id): the tie and the rest read at once. */
-async function readTenantBatch(
+/** The next `size` of tenant `t`'s entries whose bound has come, after `after` (by bound, then id). */
+function readTenantBatch(
   conn: MongoConnection,
   t: QueuedTenant,
   now: number,
   after: { dueAt: number; _id: string } | undefined,
   size: number,
 ): Promise<Queued[]> {
-  const beyond = P.tenantDueEndpoints(t, now, after?.dueAt);
-  const rest = conn.dueEndpoints.find(beyond.filter, beyond.options).limit(size).toArray();
-  if (after === undefined) return rest;
-  const tied = P.tenantDueEndpointsTied(t, after.dueAt, after._id);
-  const both = await Promise.all([conn.dueEndpoints.find(tied.filter, tied.options).limit(size).toArray(), rest]);
+  const rest = P.tenantDueEndpoints(t, now, after?.dueAt);
+  const tied = after === undefined ? undefined : P.tenantDueEndpointsTied(t, after.dueAt, after._id);
+  return pageAfter(conn.dueEndpoints, rest, tied, size);
+}
+
+/** Up to `size` of a range read in its order: what ties the last one read (`tied`, after its _id) first, then the rest — read at once. */
+async function pageAfter<D extends Document>(
+  collection: Collection<D>,
+  rest: { filter: Filter<D>; options: FindOptions },
+  tied: { filter: Filter<D>; options: FindOptions } | undefined,
+  size: number,
+): Promise<WithId<D>[]> {
+  const read = (q: { filter: Filter<D>; options: FindOptions }) => collection.find(q.filter, q.options).limit(size).toArray();
+  if (tied === undefined) return read(rest);
+  const both = await Promise.all([read(tied), read(rest)]);
   return both.flat().slice(0, size);
 }
 

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { MongoDeliveryRepo } from './delivery-repo.ts';
 import { type DueNote, noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
+import { byNextTurn } from '../../test/next-turn.ts';
 
 type MinOp = { updateOne: { filter: { _id: string }; update: { $min: { dueAt: number } } } };
 
@@ -170,7 +171,7 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     state.tenantGate = held.shut;
     const noted = noteDue(conn, [note('ep_a', 5), note('ep_b', 3, 'org_2')], { tenantsSoon: true }).then(() => 'answered');
     // Answered with the tenants' write sent and not yet answered (awaited, this call would still be waiting).
-    expect(await Promise.race([noted, new Promise((resolve) => setImmediate(() => resolve('waiting')))])).toBe('answered');
+    expect(await byNextTurn(noted)).toBe('answered');
     expect(Object.fromEntries(bounds)).toEqual({ '202612:ep_a': 5, '202612:ep_b': 3 });
     expect(state.tenantOps).toEqual([{ 'org_1/live': 5, 'org_2/live': 3 }]);
     let lowered = false;
@@ -259,7 +260,7 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     // A sweep waits for the queued batch while the first write is in flight; then that write fails.
     const waiting = tenantsLowered(conn).then(() => 'done' as const);
     held.open();
-    expect(await Promise.race([waiting, new Promise((resolve) => setImmediate(() => resolve('waiting')))])).toBe('done');
+    expect(await byNextTurn(waiting)).toBe('done');
     expect(state.tenantOps).toEqual([{ 'org_1/live': 5 }, { 'org_1/live': 5, 'org_2/live': 4 }]);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5, 'org_2/live': 4 });
   });
@@ -332,20 +333,19 @@ describe('noteDue with tenantsSoon (the tenant writer)', () => {
     const held = gate();
     state.tenantGate = held.shut;
     await noteDue(conn, [note('ep_a', 5)], { tenantsSoon: true });
-    const next = () => new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')));
     const sweep = () => tenantsLowered(conn, { stalledAfterMs: 1_000 }).then(() => 'done' as const);
-    expect(await Promise.race([sweep(), next()])).toBe('waiting');
+    expect(await byNextTurn(sweep())).toBe('waiting');
     vi.advanceTimersByTime(1_000);
     // Stalled: its tenant goes again beside it (on a socket that answers), and the sweep waits for that alone.
     state.tenantGate = null;
-    expect(await Promise.race([sweep(), next()])).toBe('done');
+    expect(await byNextTurn(sweep())).toBe('done');
     expect(state.tenantOps).toEqual([{ 'org_1/live': 5 }, { 'org_1/live': 5 }]);
     expect(Object.fromEntries(tenants)).toEqual({ 'org_1/live': 5 });
     // Carried once: the next sweep sends nothing more and goes on at once.
-    expect(await Promise.race([sweep(), next()])).toBe('done');
+    expect(await byNextTurn(sweep())).toBe('done');
     expect(state.tenantWrites).toBe(2);
     // A stop waits for the stalled one too.
-    expect(await Promise.race([tenantsLowered(conn).then(() => 'done' as const), next()])).toBe('waiting');
+    expect(await byNextTurn(tenantsLowered(conn).then(() => 'done' as const))).toBe('waiting');
     held.open();
     await tenantsLowered(conn);
   });

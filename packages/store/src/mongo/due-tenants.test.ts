@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, healDueQueue, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { type DueNote, dueEntryId, noteDue } from './due-queue.ts';
+import { byNextTurn } from '../../test/next-turn.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
@@ -352,22 +353,21 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
       // Every socket half open: no write ever answers.
       Object.assign(conn.dueTenants, { bulkWrite: () => (writes++, new Promise(() => {})) });
       await noteDue(conn, [{ orgId: 'org_a', env: 'live', endpointId: 'ep_a', month: MONTH, dueAt: 5 }], { tenantsSoon: true });
-      const next = () => new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')));
       const first = dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const);
       await vi.advanceTimersByTimeAsync(999);
-      expect(await Promise.race([first, next()])).toBe('waiting');
+      expect(await byNextTurn(first)).toBe('waiting');
       await vi.advanceTimersByTimeAsync(1);
-      expect(await Promise.race([first, next()])).toBe('done');
+      expect(await byNextTurn(first)).toBe('done');
       // Each later sweep sends the stalled tenants beside the newest stalled write and waits for it, a second at most.
       for (let write = 2; write <= 4; write++) {
         const sweep = dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const);
         expect(writes).toBe(write);
-        expect(await Promise.race([sweep, next()])).toBe('waiting');
+        expect(await byNextTurn(sweep)).toBe('waiting');
         await vi.advanceTimersByTimeAsync(1_000);
-        expect(await Promise.race([sweep, next()])).toBe('done');
+        expect(await byNextTurn(sweep)).toBe('done');
       }
       // Four in flight, all stalled: no fifth, and a sweep goes on at once.
-      expect(await Promise.race([dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const), next()])).toBe('done');
+      expect(await byNextTurn(dueDeliveries(conn, 10, 10, 10).then(() => 'done' as const))).toBe('done');
       expect(writes).toBe(4);
     } finally {
       vi.useRealTimers();

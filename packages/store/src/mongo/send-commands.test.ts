@@ -10,6 +10,7 @@ import { completeDelivery } from './delivery-complete.ts';
 import { flushRollups } from './endpoint-stats-repo.ts';
 import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
+import { byNextTurn } from '../../test/next-turn.ts';
 
 const NOW = Date.UTC(2026, 11, 2);
 const MONTH: UsageCounter = { key: 'live:org_1:2026-12', limit: 1_000, increment: true, expiresAt: Date.UTC(2027, 1, 1) };
@@ -67,8 +68,8 @@ describe('a live send’s commands (MongoDB)', () => {
     };
     const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never);
     // Every stand-in answers within the microtasks: a send still going by the next turn waits for the held $min.
-    const created = await Promise.race([sending, new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting')))]);
-    expect(created).not.toBe('still waiting');
+    const created = await byNextTurn(sending);
+    expect(created).not.toBe('waiting');
     expect((created as Awaited<typeof sending>).counters).toEqual({ [MONTH.key]: 1 });
     expect(log).toEqual([
       'counters.updateOne',
@@ -119,7 +120,7 @@ describe('a completion’s commands (MongoDB)', () => {
     const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1 };
     const outcome = { attempt, status: 'retrying', nextAttemptAt: NOW + 5_000, countsTowardPolicy: true, endpoint: { succeeded: false } };
     const completing = completeDelivery(conn, claim as never, outcome as never);
-    const completed = await Promise.race([completing, new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting')))]);
+    const completed = await byNextTurn(completing);
     expect(completed).toMatchObject({ applied: true, endpointDisabled: false });
     expect(log).toEqual([
       'endpoints.findOne',
