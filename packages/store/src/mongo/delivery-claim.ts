@@ -2,7 +2,17 @@ import { tenantKey, within, type DeliveryId, type EndpointId, type Environment, 
 import type { Collection, Document, Filter, FindOptions, WithId } from 'mongodb';
 import type { DeliveryJob, DueDelivery } from '../ports/delivery-port.ts';
 import type { MongoConnection } from './connection.ts';
-import { DUE_NEVER, type DueNote, lowerTenantTo, moveDue, nextEndpointFirstDue, noteDue, TENANT_WRITE_STALL_MS, tenantsLowered } from './due-queue.ts';
+import {
+  DUE_NEVER,
+  type DueNote,
+  lowerTenants,
+  lowerTenantTo,
+  moveDue,
+  nextEndpointFirstDue,
+  noteDue,
+  TENANT_WRITE_STALL_MS,
+  tenantsLowered,
+} from './due-queue.ts';
 import { repairMessageStatuses } from './message-status.ts';
 import { ensureMonths } from './month-buckets.ts';
 import type { Month } from './months.ts';
@@ -444,6 +454,32 @@ export async function healDueQueue(conn: MongoConnection, now: number, cursor: s
   await noteDue(conn, notes, { tenantsAlways: true });
   return month === undefined ? '' : `${month}:${after}`;
 }
+
+/**
+ * The healer's walk of the tenants' bounds (every STRANDED_PEEK_INTERVAL_MS, beside healDueQueue):
+ * the next HEAL_ENTRIES entries of `due_endpoints` past `after` by _id, their tenants lowered to
+ * the least of their bounds (one bulk write of `$min`s by _id, mostly no-ops). A process that died
+ * between a send's answer and its tenant's `$min` (noteDue's tenantsSoon), or notes past the tenant
+ * writer's cap, left an entry below its tenant's bound: mended within one pass of the entries
+ * (10⁵ endpoints with due work: 50 passes, ≈ 4 minutes), not only once it reaches the head of the
+ * due index (helper 267). @returns where the next walk goes on ('' once past the last: from the first).
+ */
+export async function healTenantBounds(conn: MongoConnection, after: string): Promise<string> {
+  const q = P.dueEntriesAfter(after);
+  const page = await conn.dueEndpoints
+    .find(q.filter, { ...q.options, projection: { orgId: 1, env: 1, dueAt: 1 } })
+    .limit(HEAL_ENTRIES)
+    .toArray();
+  // An entry at DUE_NEVER has nothing due: no tenant bound to make for it.
+  await lowerTenants(
+    conn,
+    page.filter((e) => e.dueAt < DUE_NEVER),
+  );
+  return page.length < HEAL_ENTRIES ? '' : page[page.length - 1]!._id;
+}
+
+/** Entries the healer's walk of the tenants' bounds reads a pass. */
+export const HEAL_ENTRIES = 2_000;
 
 /** Where a healing goes on: `<month>:<endpoint id>`; '' (or a month no longer kept) starts at the oldest month. */
 export function parseHealCursor(cursor: string, months: readonly Month[]): { month: Month | undefined; after: string } {

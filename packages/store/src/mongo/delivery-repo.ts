@@ -31,7 +31,7 @@ import type {
 } from '../ports/delivery-port.ts';
 import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
-import { claimDelivery, dueDeliveries, healDueQueue } from './delivery-claim.ts';
+import { claimDelivery, dueDeliveries, healDueQueue, healTenantBounds } from './delivery-claim.ts';
 import { noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -67,12 +67,15 @@ export class MongoDeliveryRepo implements DeliveryRepo {
     STRANDED_PEEK_INTERVAL_MS,
     async (now) => {
       this.#healCursor = await healDueQueue(this.#conn, now, this.#healCursor);
+      this.#tenantsHealCursor = await healTenantBounds(this.#conn, this.#tenantsHealCursor);
     },
     // Told, and tried again at the next start due; the sweep does not depend on it.
     (err) => process.emitWarning(`wirehook: healing the due queue: ${err instanceof Error ? err.message : String(err)}`),
   );
   /** The endpoint the healer's walk stopped at. */
   #healCursor = '';
+  /** The due entry the healer's walk of the tenants' bounds stopped at. */
+  #tenantsHealCursor = '';
   /** This process, as the holder of the backlog count's lease. */
   readonly #holder = randomUUID();
   /** Whether the shared count's two documents are known to exist (countAndShare makes them once). */

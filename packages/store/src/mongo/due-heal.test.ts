@@ -5,6 +5,8 @@ import type { MongoConnection } from './connection.ts';
 
 const healing = vi.hoisted(() => ({
   calls: [] as { now: number; cursor: string }[],
+  /** Where each walk of the tenants' bounds began. */
+  tenantCursors: [] as string[],
   end: (_cursor: string) => {},
   fail: (_err: Error) => {},
 }));
@@ -12,6 +14,7 @@ const healing = vi.hoisted(() => ({
 vi.mock('./delivery-claim.ts', () => ({
   claimDelivery: vi.fn(),
   dueDeliveries: vi.fn(async () => [{ id: 'dlv_1', endpointId: 'ep_1', tenant: { orgId: 'org_1', env: 'live' } }]),
+  healTenantBounds: vi.fn(async (_conn: unknown, after: string) => (healing.tenantCursors.push(after), `${after}+`)),
   healDueQueue: vi.fn(
     (_conn: unknown, now: number, cursor: string) =>
       new Promise<string>((resolve, reject) => {
@@ -55,6 +58,8 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     ]);
     healing.end('');
     await repo.settle();
+    // After each healing, the walk of the tenants' bounds, going on where the last stopped.
+    expect(healing.tenantCursors).toEqual(['', '+']);
   });
 
   it('tells a failed healing as a warning, keeps its cursor, and settle waits for the healing going', async () => {

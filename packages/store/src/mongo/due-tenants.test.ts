@@ -4,8 +4,8 @@
 // matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
 import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
-import { dueDeliveries, healDueQueue, sharePerTenant, withinShares } from './delivery-claim.ts';
-import { type DueNote, dueEntryId, noteDue } from './due-queue.ts';
+import { dueDeliveries, HEAL_ENTRIES, healDueQueue, healTenantBounds, sharePerTenant, withinShares } from './delivery-claim.ts';
+import { DUE_NEVER, type DueNote, dueEntryId, noteDue } from './due-queue.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
 
 type Doc = Record<string, unknown>;
@@ -372,6 +372,22 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('the healer’s walk of the entries lowers tenants left above them (a death after a send’s answer), 2,000 entries a pass', async () => {
+    expect(HEAL_ENTRIES).toBe(2_000);
+    const { conn, tenants, queue } = store([...busyEndpoints(2_001), { id: 'ep_zz_quiet', orgId: 'org_quiet', dueAt: 7 }]);
+    // Both tenants' $min lost: their bounds above every entry of theirs.
+    for (const t of tenants) t['dueAt'] = DUE_NEVER;
+    // An entry with nothing due makes no tenant.
+    queue.push({ _id: dueEntryId(MONTH, 'ep_zz_idle'), orgId: 'org_idle', env: 'live', endpointId: 'ep_zz_idle', month: MONTH, dueAt: DUE_NEVER });
+    const bound = (org: string) => tenants.find((t) => t['orgId'] === org)?.['dueAt'];
+    const next = await healTenantBounds(conn, '');
+    expect(next).toBe(dueEntryId(MONTH, 'ep_busy_1999'));
+    expect([bound('org_busy'), bound('org_quiet')]).toEqual([1, DUE_NEVER]);
+    // The next pass goes on there, to the end: then from the first again.
+    expect(await healTenantBounds(conn, next)).toBe('');
+    expect([bound('org_busy'), bound('org_quiet'), bound('org_idle')]).toEqual([1, 7, undefined]);
   });
 
   it('a tenant’s bound another sweep raised meanwhile (past an entry this one moved back): this sweep’s settle brings it down', async () => {

@@ -8,6 +8,7 @@ import { lowerTenants, nextEndpointFirstDue, noteDue } from './due-queue.ts';
 import { ensureBucketIndexes, INDEXES } from './indexes.ts';
 import { MongoJobLeaseRepo } from './job-lease-repo.ts';
 import { monthOf } from './months.ts';
+import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { MONTHS_PLANS } from './plans/months.ts';
 import { ON_PRIMARY } from './plans/plan.ts';
 import { ENDPOINTS_PAGE, UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
@@ -616,7 +617,7 @@ async function backfillDueQueue(conn: MongoConnection, renew: () => Promise<void
  */
 async function backfillDueTenants(conn: MongoConnection, renew: () => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
   for (let after = ''; ; ) {
-    const q = UPGRADE_PLANS.dueEntriesPage(after);
+    const q = DELIVERIES_PLANS.dueEntriesAfter(after);
     const page = await unlessAborted(
       conn.dueEndpoints
         .find(q.filter, { ...q.options, projection: { orgId: 1, env: 1, dueAt: 1 } })

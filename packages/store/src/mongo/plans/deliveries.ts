@@ -179,6 +179,16 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     }),
     example: [T, 1, '202612:ep_1'],
   }),
+  /** The due queue's entries past the last one read, by _id, for their tenants' bounds: the healer's walk, layout 5's backfill. */
+  dueEntriesAfter: planSpec({
+    primary: true,
+    collection: COLLECTIONS.dueEndpoints,
+    index: '_id_',
+    examines: "≤ limit (the healer's HEAL_ENTRIES, the upgrade's UPGRADE_BATCH): a walk of _id past the last entry read (an endpoint and month each)",
+    maxExamined: (n) => n + 1,
+    build: (after: string) => ({ filter: { _id: { $gt: after } }, sort: { _id: 1 } }),
+    example: ['202612:ep_1'],
+  }),
   /** An endpoint's queue entry by id: `$min` a due time into it (upsert), or raise it from the value a sweep read. */
   dueEndpoint: planSpec({
     collection: COLLECTIONS.dueEndpoints,

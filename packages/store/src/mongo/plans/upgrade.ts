@@ -119,15 +119,6 @@ export const UPGRADE_PLANS = definePlans('upgrade', {
     }),
     example: [{ orgId: 'org_1', env: 'live' }, 'ep_1', 1_700_000_000_000, 1_700_000_060_000],
   }),
-  /** A page of the due queue's entries past the last one read, for their tenants' bounds (layout 5's `due_tenants`). */
-  dueEntriesPage: planSpec({
-    collection: COLLECTIONS.dueEndpoints,
-    index: '_id_',
-    examines: `≤ ${UPGRADE_BATCH}: a walk of _id from past the last entry read (one document per endpoint and month with due work)`,
-    maxExamined: (n) => n + 1,
-    build: (after: string) => ({ filter: { _id: { $gt: after } }, sort: { _id: 1 } }),
-    example: ['202612:ep_1'],
-  }),
   deliveryIds: deliveries.ids,
   deliveriesBatch: deliveries.batch,
   laneIds: lanes.ids,
