@@ -66,8 +66,15 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #healer = new PacedRun(
     STRANDED_PEEK_INTERVAL_MS,
     async (now) => {
-      this.#healCursor = await healDueQueue(this.#conn, now, this.#healCursor);
-      this.#tenantsHealCursor = await healTenantBounds(this.#conn, this.#tenantsHealCursor);
+      // The two walks apart: one that keeps failing does not stop the other (helper 268).
+      const [heal, tenants] = await Promise.allSettled([
+        healDueQueue(this.#conn, now, this.#healCursor),
+        healTenantBounds(this.#conn, this.#tenantsHealCursor),
+      ]);
+      if (heal.status === 'fulfilled') this.#healCursor = heal.value;
+      if (tenants.status === 'fulfilled') this.#tenantsHealCursor = tenants.value;
+      const failed = [heal, tenants].find((r) => r.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
     },
     // Told, and tried again at the next start due; the sweep does not depend on it.
     (err) => process.emitWarning(`wirehook: healing the due queue: ${err instanceof Error ? err.message : String(err)}`),
