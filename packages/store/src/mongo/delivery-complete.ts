@@ -1,13 +1,14 @@
-import type { EndpointId, Tenant } from '@wirehook/core';
-import type { ClientSession } from 'mongodb';
+import type { DeliveryStatus, EndpointId, Tenant } from '@wirehook/core';
+import type { ClientSession, Document } from 'mongodb';
 import { attemptEffects, type AttemptAlert, type AttemptEffects, type EndpointAtCompletion } from '../attempt-effects.ts';
 import type { AttemptOutcome, ClaimRef, CompletedAttempt } from '../ports/delivery-port.ts';
-import type { MongoConnection } from './connection.ts';
+import type { MongoConnection, MonthBucket } from './connection.ts';
 import type { AttemptDoc } from './documents.ts';
 import { addToRollups } from './endpoint-stats-repo.ts';
 import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
@@ -15,92 +16,37 @@ import { scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state and the endpoint's failure
- * streak, in one transaction of point writes by _id (the attempt and the delivery in the
- * delivery's month: connection.ts, bucketOf; the lane's hand-over and an alert event add one or
- * two); its message's status after the commit, by one update of the message
- * (settleMessageStatus), so a fan-out's sibling completions do not conflict. The state is written only while the
- * claim is current (its lease token) and the delivery open; otherwise only the attempt (it
- * happened) and the delivery's attempt count. A re-send asked for during the send
- * (`resend`) keeps the delivery due now, manual. The endpoint's rollups follow the
- * transaction (addToRollups says why not in it).
+ * streak. The attempt is inserted first and on its own (it happened, whatever its claim's
+ * state: every path records it), beside the endpoint's read. Then a plain completion — the
+ * endpoint active, its streak neither starting nor ending, no disabling, no alert, an unordered
+ * delivery (plainCompletion): nearly every success, and a failing endpoint's retries — is one
+ * update of the delivery by `_id`, its fence in the filter, with no transaction; anything else
+ * is one transaction of point writes (the delivery, the lane's hand-over, the streak, an alert
+ * event). A process that dies between the attempt and the delivery's write leaves the attempt on
+ * record and the delivery leased: it is sent again when the lease ends, as after a death during
+ * the send. Its message's status follows the write, by one update of the message
+ * (settleMessageStatus), so a fan-out's sibling completions do not conflict. The state is
+ * written only while the claim is current (its lease token) and the delivery open; otherwise
+ * only the attempt (it happened) and the delivery's attempt count. A re-send asked for during
+ * the send (`resend`) keeps the delivery due now, manual. The endpoint's rollups follow
+ * (addToRollups says why not with the rest).
  */
 export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
-  const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
+  const { tenant: t, deliveryId, endpointId } = claim;
   const { id: _id, ...fields } = outcome.attempt;
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
-  const counts = outcome.countsTowardPolicy ? 1 : 0;
-  const own = P.current(t, deliveryId, leaseToken);
   const bucket = conn.bucketOf(deliveryId);
-  const completed = await conn.transaction(async (session) => {
-    const e = EP.byId(t, endpointId);
-    const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
-    const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
-    // Paused during the send: a retry waits, held, out of the due index (one held after a
-    // resume's walk passed is released when that walk runs again: held-recheck.ts).
-    const held = endpoint?.status !== 'active';
-    const before = await bucket.deliveries.findOneAndUpdate(
-      own.filter,
-      [
-        {
-          $set: {
-            status: { $cond: [{ $eq: ['$resend', true] }, 'retrying', { $literal: outcome.status }] },
-            nextAttemptAt: { $cond: [{ $eq: ['$resend', true] }, { $literal: attempt.at }, { $literal: outcome.nextAttemptAt }] },
-            manual: { $eq: ['$resend', true] },
-            resend: false,
-            leaseUntil: null,
-            held: { $literal: held },
-            // The due queue's time: the retry's (or now, for a re-send asked for meanwhile).
-            dueAt: { $cond: [{ $eq: ['$resend', true] }, { $literal: attempt.at }, { $literal: outcome.nextAttemptAt }] },
-            attemptCount: { $add: ['$attemptCount', 1] },
-            policyAttempts: { $add: ['$policyAttempts', counts] },
-            lastAttemptAt: { $max: ['$lastAttemptAt', { $literal: attempt.at }] },
-            // Until its message has the result (settleMessageStatus, after the commit).
-            messageStale: true,
-          },
-        },
-      ],
-      // Before: the status it leaves (the message's counts move from it) and whether a re-send was asked for.
-      { ...own.options, session, returnDocument: 'before', projection: { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1, attemptCount: 1 } },
-    );
-    if (before === null) {
-      // Claimed again since (this send outlived its lease), or failed with its endpoint: the
-      // newer state stands. The attempt is on record and counted.
-      const any = P.byId(t, deliveryId);
-      const { matchedCount } = await bucket.deliveries.updateOne(
-        any.filter,
-        { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: attempt.at } },
-        { ...any.options, session },
-      );
-      // Gone: its month was dropped by retention during the send. No attempt either: an insert
-      // would make the dropped collection again (without its indexes), outside any month kept.
-      if (matchedCount > 0) await bucket.attempts.insertOne(attempt, { session });
-      return { applied: false, endpointDisabled: false, due: [] as DueNote[], settle: null };
-    }
-    await bucket.attempts.insertOne(attempt, { session });
-    const effects = attemptEffects(outcome, before.resend === true, endpoint);
-    // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
-    const written = before.resend === true ? 'retrying' : outcome.status;
-    if (effects.status !== written) {
-      await bucket.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
-    }
-    // Its end moves its ordered lane on: the next is named to be woken at once.
-    const next = effects.handOver ? await handOver(conn, session, before, held) : null;
-    await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
-    const due: DueNote[] = [];
-    if (effects.status === 'retrying' && !held)
-      due.push({ ...t, endpointId, month: bucket.month, dueAt: before.resend === true ? attempt.at : (outcome.nextAttemptAt ?? attempt.at) });
-    if (next?.due) due.push(next.due);
-    // Its message learns the result after the commit (settleMessageStatus says why).
-    const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
-    return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due, settle };
-  });
+  const [endpoint] = await Promise.all([endpointAtCompletion(conn, t, endpointId), recordAttempt(conn, bucket, attempt)]);
+  const completed =
+    (plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt)));
   const { due, settle, ...result } = completed;
-  // Committed: what follows is bookkeeping that must not turn a completed attempt into an
+  // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
   // the messages' statuses) and the walk (walkEndpoints) finish what they left.
   try {
-    // After the commit (due-queue.ts says why): the retry and the lane's next in the due queue,
+    // After the write (due-queue.ts says why): the retry and the lane's next in the due queue,
     // first: the message's status below must not delay (or, failing, skip) a wake-up.
     await noteDue(conn, due, { tenantsSoon: true });
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
@@ -121,6 +67,156 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not.
   await addToRollups(conn, t, outcome.attempt);
   return result;
+}
+
+/** What a completion's write leaves to do once it is made: its due notes, and its message's result. */
+interface Written extends CompletedAttempt {
+  due: DueNote[];
+  settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
+}
+
+/** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
+const BEFORE = { messageId: 1, status: 1, resend: 1, endpointId: 1, orderingKey: 1, attemptCount: 1, held: 1 } as const;
+
+/**
+ * The delivery's new state, as one pipeline update: the attempt's status and next time, or — a
+ * re-send asked for during the send (`resend`) — retrying and due now, manual. `held` is the
+ * endpoint's (not active: a retry waits, out of the due index), or, on the plain path, the
+ * delivery's own (`'$held'`: a pause's walk that held it during the send keeps it held).
+ */
+function newState(outcome: AttemptOutcome, at: number, held: boolean | '$held'): Document[] {
+  const resend = { $eq: ['$resend', true] };
+  return [
+    {
+      $set: {
+        status: { $cond: [resend, 'retrying', { $literal: outcome.status }] },
+        nextAttemptAt: { $cond: [resend, { $literal: at }, { $literal: outcome.nextAttemptAt }] },
+        manual: resend,
+        resend: false,
+        leaseUntil: null,
+        // Always a boolean (the due index's filter is `held: false`): a missing field reads as not held.
+        held: held === '$held' ? { $eq: ['$held', true] } : { $literal: held },
+        // The due queue's time: the retry's (or now, for a re-send asked for meanwhile).
+        dueAt: { $cond: [resend, { $literal: at }, { $literal: outcome.nextAttemptAt }] },
+        attemptCount: { $add: ['$attemptCount', 1] },
+        policyAttempts: { $add: ['$policyAttempts', outcome.countsTowardPolicy ? 1 : 0] },
+        lastAttemptAt: { $max: ['$lastAttemptAt', { $literal: at }] },
+        // Until its message has the result (settleMessageStatus, after the write).
+        messageStale: true,
+      },
+    },
+  ];
+}
+
+/** The endpoint's status and streak, on the primary (a secondary's would decide a streak on a stale view); null when deleted. */
+async function endpointAtCompletion(conn: MongoConnection, t: Tenant, endpointId: EndpointId): Promise<EndpointAtCompletion | null> {
+  const e = P.endpointAtCompletion(t, endpointId);
+  const found = await conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1, failingSince: 1 } });
+  return found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
+}
+
+/**
+ * The attempt, before anything else: it happened. Not into a month retention has dropped (its
+ * delivery went with it; the insert would make the collection again, outside every month kept —
+ * one that a write racing the drop makes anyway is dropped again by retention: monthsOnDisk).
+ */
+async function recordAttempt(conn: MongoConnection, bucket: MonthBucket, attempt: AttemptDoc): Promise<void> {
+  const oldest = (await conn.months(attempt.at))[0];
+  if (oldest !== undefined && bucket.month < oldest && bucket.month !== conn.legacyMonth) return;
+  await bucket.attempts.insertOne(attempt, { writeConcern: COMPLETED_BY_MAJORITY });
+}
+
+/**
+ * Whether this attempt's completion is plain whatever its delivery holds: the endpoint active,
+ * and with or without a re-send asked for meanwhile, no streak begun or ended, no disabling, no
+ * alert. Its write then touches the delivery alone — unless the delivery is ordered (a lane to
+ * hand over), which completeAlone's filter leaves to the transaction.
+ */
+export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCompletion | null): endpoint is EndpointAtCompletion {
+  if (endpoint === null || endpoint.status !== 'active') return false;
+  return [false, true].every((resend) => {
+    const e = attemptEffects(outcome, resend, endpoint);
+    return e.streak === 'keep' && !e.disable && e.alerts.length === 0;
+  });
+}
+
+/**
+ * A plain completion: one update of the delivery by `_id`, fenced by its lease token, its being
+ * open and unordered, in no transaction (the attempt is on record already). @returns null when the
+ * fence does not hold — claimed again, no longer open, or ordered: the transaction decides then.
+ */
+async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome, endpoint: EndpointAtCompletion): Promise<Written | null> {
+  const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
+  const bucket = conn.bucketOf(deliveryId);
+  const own = P.currentUnordered(t, deliveryId, leaseToken);
+  const at = outcome.attempt.at;
+  const before = await bucket.deliveries.findOneAndUpdate(own.filter, newState(outcome, at, '$held'), {
+    ...own.options,
+    returnDocument: 'before',
+    projection: BEFORE,
+  });
+  if (before === null) return null;
+  const resend = before.resend === true;
+  const effects = attemptEffects(outcome, resend, endpoint);
+  const due: DueNote[] =
+    effects.status === 'retrying' && before.held !== true
+      ? [{ ...t, endpointId, month: bucket.month, dueAt: resend ? at : (outcome.nextAttemptAt ?? at) }]
+      : [];
+  const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
+  return { applied: true, endpointDisabled: false, due, settle };
+}
+
+/**
+ * Any other completion, in one transaction: the endpoint read again in its snapshot, the
+ * delivery (fenced), its disabling's status, the lane's hand-over, the streak and the alert events.
+ */
+async function completeInTransaction(
+  conn: MongoConnection,
+  session: ClientSession,
+  claim: ClaimRef,
+  outcome: AttemptOutcome,
+  attempt: AttemptDoc,
+): Promise<Written> {
+  const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
+  const bucket = conn.bucketOf(deliveryId);
+  const at = outcome.attempt.at;
+  const own = P.current(t, deliveryId, leaseToken);
+  const e = EP.byId(t, endpointId);
+  const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
+  const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
+  // Paused during the send: a retry waits, held, out of the due index (one held after a
+  // resume's walk passed is released when that walk runs again: held-recheck.ts).
+  const held = endpoint?.status !== 'active';
+  // Before: the status it leaves (the message's counts move from it) and whether a re-send was asked for.
+  const before = await bucket.deliveries.findOneAndUpdate(own.filter, newState(outcome, at, held), {
+    ...own.options,
+    session,
+    returnDocument: 'before',
+    projection: BEFORE,
+  });
+  if (before === null) {
+    // Claimed again since (this send outlived its lease), or failed with its endpoint: the
+    // newer state stands. The attempt is on record (recordAttempt) and counted.
+    const any = P.byId(t, deliveryId);
+    await bucket.deliveries.updateOne(any.filter, { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: at } }, { ...any.options, session });
+    return { applied: false, endpointDisabled: false, due: [], settle: null };
+  }
+  const effects = attemptEffects(outcome, before.resend === true, endpoint);
+  // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
+  const written = before.resend === true ? 'retrying' : outcome.status;
+  if (effects.status !== written) {
+    await bucket.deliveries.updateOne(own.filter, { $set: { status: 'failed', nextAttemptAt: null } }, { ...own.options, session });
+  }
+  // Its end moves its ordered lane on: the next is named to be woken at once.
+  const next = effects.handOver ? await handOver(conn, session, before, held) : null;
+  await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
+  const due: DueNote[] = [];
+  if (effects.status === 'retrying' && !held)
+    due.push({ ...t, endpointId, month: bucket.month, dueAt: before.resend === true ? at : (outcome.nextAttemptAt ?? at) });
+  if (next?.due) due.push(next.due);
+  // Its message learns the result after the commit (settleMessageStatus says why).
+  const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
+  return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due, settle };
 }
 
 /**

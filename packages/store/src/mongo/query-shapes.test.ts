@@ -124,14 +124,15 @@ describe('MongoDB query shapes', () => {
     expect(faults).toEqual([]);
   });
 
-  it('pins a claim to a majority within 5 s, a release and the backlog count to the primary, the upgrade to a majority within 30 s, nothing else', () => {
+  it('pins a claim to a majority in 5 s, a release and the backlog count to the primary, a plain completion to a majority in 10 s, the upgrade in 30 s', () => {
     // (A transaction has its own.)
     // One rolled back in a failover would hand what it claimed to a second claimant: a delivery
     // sent twice, an alert notice sent twice, a job or a recovery run by two holders. A release waiting for a
     // majority with no time limit (the server's default) would hang a failing upgrade's end. The
     // backlog count's lease and its write: lost, a second process counts once (backlog-read.ts).
     // The layout upgrade's batches and its record of them: a batch rolled back under a record kept
-    // would leave its documents never brought up to date (plans/upgrade.ts).
+    // would leave its documents never brought up to date (plans/upgrade.ts). A completion outside a
+    // transaction: a commit's majority and its 10 s, not the default's wait without end (plan.ts).
     expect(
       Object.fromEntries(
         plans
@@ -146,6 +147,7 @@ describe('MongoDB query shapes', () => {
       'deliveries.backlogCountRelease': { w: 1 },
       'deliveries.backlogSnapshotWrite': { w: 1 },
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
+      'deliveries.currentUnordered': { w: 'majority', wtimeoutMS: 10_000 },
       'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLeaseRelease': { w: 1 },
       'recoveries.claimable': { w: 'majority', wtimeoutMS: 5_000 },

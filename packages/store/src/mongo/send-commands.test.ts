@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
-import { completeDelivery } from './delivery-complete.ts';
+import { completeDelivery, plainCompletion } from './delivery-complete.ts';
 import { flushRollups } from './endpoint-stats-repo.ts';
 import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
@@ -89,52 +89,192 @@ describe('a live send’s commands (MongoDB)', () => {
   });
 });
 
-describe('a completion’s commands (MongoDB)', () => {
-  it('a retry answers once its due entry is written, before its tenant’s $min', async () => {
-    const { conn, log, release } = standIn();
-    const deliveryId = newId('delivery', { now: () => NOW });
-    const messageId = newId('message', { now: () => NOW });
-    const before = { messageId, status: 'pending', resend: false, endpointId: 'ep_1', orderingKey: null, attemptCount: 0 };
-    Object.assign(conn.endpoints, { findOne: async () => (log.push('endpoints.findOne'), { status: 'active', failingSince: NOW - 1_000 }) });
-    Object.assign(conn.bucketOf(deliveryId), {
-      deliveries: {
-        findOneAndUpdate: async () => (log.push('deliveries.findOneAndUpdate'), before),
-        updateOne: async () => (log.push('deliveries.updateOne'), { matchedCount: 1 }),
-      },
-      attempts: { insertOne: async () => (log.push('attempts.insertOne'), {}) },
-      messages: { updateOne: async () => (log.push('messages.updateOne'), { matchedCount: 1 }) },
-    });
-    const attempt = {
-      id: newId('attempt', { now: () => NOW }),
-      deliveryId,
-      endpointId: 'ep_1',
-      at: NOW,
-      responseStatus: 500,
-      responseHead: null,
-      durationMs: 12,
-      error: null,
-      via: 'direct',
-      sourceIp: null,
-      url: 'https://example.test/hook',
+/** A completion against the stand-in: what each command was, in order, `(txn)` when sent in the transaction. */
+function completionStandIn(o: { endpoint: { status: string; failingSince: number | null }; before: Record<string, unknown> | null; oldest?: string }) {
+  const { conn, log, release } = standIn();
+  const deliveryId = newId('delivery', { now: () => NOW });
+  const messageId = newId('message', { now: () => NOW });
+  const filters: Record<string, unknown>[] = [];
+  /** Each command's options (its last argument), by the name logged. */
+  const options = new Map<string, unknown>();
+  /** The delivery's updates (findOneAndUpdate's pipelines), in order. */
+  const updates: unknown[] = [];
+  const named =
+    <T>(name: string, answer: (filter: Record<string, unknown>) => T) =>
+    async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
+      const logged = rest.some((r) => r?.session !== undefined) ? `${name} (txn)` : name;
+      log.push(logged);
+      options.set(logged, rest[rest.length - 1]);
+      if (name === 'deliveries.findOneAndUpdate') {
+        filters.push(filter);
+        updates.push(rest[0]);
+      }
+      return answer(filter);
     };
-    const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1 };
-    const outcome = { attempt, status: 'retrying', nextAttemptAt: NOW + 5_000, countsTowardPolicy: true, endpoint: { succeeded: false } };
-    const completing = completeDelivery(conn, claim as never, outcome as never);
+  Object.assign(conn, { months: async () => [o.oldest ?? monthOf(NOW)] });
+  Object.assign(conn.endpoints, {
+    findOne: named('endpoints.findOne', () => o.endpoint),
+    updateOne: named('endpoints.updateOne', () => ({ matchedCount: 1 })),
+  });
+  Object.assign(conn.bucketOf(deliveryId), {
+    deliveries: {
+      // The plain path's filter asks for an unordered delivery: an ordered one does not match it.
+      findOneAndUpdate: named('deliveries.findOneAndUpdate', (f) =>
+        o.before === null || ('orderingKey' in f && o.before.orderingKey) ? null : { messageId, ...o.before },
+      ),
+      updateOne: named('deliveries.updateOne', () => ({ matchedCount: 1 })),
+    },
+    attempts: { insertOne: named('attempts.insertOne', () => ({})) },
+    messages: { updateOne: named('messages.updateOne', () => ({ matchedCount: 1 })) },
+  });
+  Object.assign(conn, {
+    deliveryLanes: { findOne: named('deliveryLanes.findOne', () => null) },
+    alertEvents: { findOne: named('alertEvents.findOne', () => null), insertOne: named('alertEvents.insertOne', () => ({})) },
+  });
+  const attempt = {
+    id: newId('attempt', { now: () => NOW }),
+    deliveryId,
+    endpointId: 'ep_1',
+    at: NOW,
+    responseStatus: 500,
+    responseHead: null,
+    durationMs: 12,
+    error: null,
+    via: 'direct',
+    sourceIp: null,
+    url: 'https://example.test/hook',
+  };
+  const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1 };
+  const complete = async (outcome: Record<string, unknown>) => {
+    const completing = completeDelivery(conn, claim as never, { attempt, countsTowardPolicy: true, ...outcome } as never);
     const completed = await byNextTurn(completing);
+    release();
+    await tenantsLowered(conn);
+    await flushRollups(conn);
+    return completed;
+  };
+  return { log, filters, options, updates, complete };
+}
+
+const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
+const SUCCESS = { status: 'success', nextAttemptAt: null, endpoint: { succeeded: true } };
+const OPEN_PENDING = { status: 'pending', resend: false, endpointId: 'ep_1', orderingKey: null, attemptCount: 0, held: false };
+
+describe('a completion’s commands (MongoDB)', () => {
+  it('a plain one (a failing endpoint’s retry): its attempt, then its delivery, no transaction; answered after its due entry, not its tenant’s', async () => {
+    const { log, filters, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING });
+    const completed = await complete(RETRY);
     expect(completed).toMatchObject({ applied: true, endpointDisabled: false });
     expect(log).toEqual([
       'endpoints.findOne',
-      'deliveries.findOneAndUpdate',
       'attempts.insertOne',
-      'commit',
+      'deliveries.findOneAndUpdate',
       'dueEndpoints.bulkWrite',
       'dueTenants.bulkWrite',
       // The message's status follows the due entry without waiting for the tenant's bound.
       'messages.updateOne',
       'deliveries.updateOne',
     ]);
-    release();
-    await tenantsLowered(conn);
-    await flushRollups(conn);
+    // Fenced as the transaction's is (lease token, open), and unordered: a lane's hand-over needs the transaction.
+    expect(filters[0]).toMatchObject({ _id: expect.any(String), leaseToken: 1, orderingKey: null, status: { $in: ['pending', 'retrying'] } });
+    // Both writes confirmed by a majority within a commit's 10 s (plan.ts, COMPLETED_BY_MAJORITY); the endpoint read on the primary.
+    const majority = { w: 'majority', wtimeoutMS: 10_000 };
+    expect(options.get('attempts.insertOne')).toMatchObject({ writeConcern: majority });
+    expect(options.get('deliveries.findOneAndUpdate')).toMatchObject({ writeConcern: majority, returnDocument: 'before' });
+    expect(String((options.get('endpoints.findOne') as { readPreference?: { mode: string } }).readPreference?.mode)).toBe('primary');
+  });
+
+  it('a plain success notes nothing due', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate', 'messages.updateOne', 'deliveries.updateOne']);
+  });
+
+  it('a plain retry of a delivery a pause held during its send stays out of the due queue', async () => {
+    const { log, updates, complete } = completionStandIn({
+      endpoint: { status: 'active', failingSince: NOW - 1_000 },
+      before: { ...OPEN_PENDING, held: true },
+    });
+    expect(await complete(RETRY)).toMatchObject({ applied: true });
+    expect(log).not.toContain('dueEndpoints.bulkWrite');
+    // The delivery's own `held` kept (a boolean: the due index's filter is `held: false`), not the endpoint's read.
+    expect(updates[0]).toEqual([{ $set: expect.objectContaining({ held: { $eq: ['$held', true] } }) }]);
+  });
+
+  it('one that ends a streak goes through the transaction, its attempt written once, before it', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 6)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'endpoints.updateOne (txn)',
+      'commit',
+    ]);
+    expect(log.filter((c) => c.startsWith('attempts.insertOne'))).toHaveLength(1);
+  });
+
+  it('one that begins a streak goes through the transaction too (its alert with it)', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
+    await complete(RETRY);
+    expect(log).toContain('alertEvents.insertOne (txn)');
+    expect(log).toContain('commit');
+  });
+
+  it('an ordered delivery misses the plain write and is completed by the transaction, its lane handed over there', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: { ...OPEN_PENDING, orderingKey: 'order-1' } });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 6)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'deliveryLanes.findOne (txn)',
+    ]);
+    expect(log.filter((c) => c.startsWith('attempts.insertOne'))).toHaveLength(1);
+  });
+
+  it('a claim no longer current: the attempt on record, its count moved in the transaction, nothing else', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: null });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: false });
+    expect(log).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'deliveries.updateOne (txn)',
+      'commit',
+    ]);
+  });
+
+  it('a delivery whose month retention has dropped: no attempt written (it would make the collection again)', async () => {
+    const later = monthOf(Date.UTC(2027, 1, 1));
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: null, oldest: later });
+    await complete(SUCCESS);
+    expect(log).not.toContain('attempts.insertOne');
+  });
+});
+
+describe('plainCompletion', () => {
+  const active = { status: 'active' as const, failingSince: null };
+  const failing = { status: 'active' as const, failingSince: NOW - 60_000 };
+  const outcome = (o: Record<string, unknown>) => ({ attempt: { at: NOW }, countsTowardPolicy: true, ...o }) as never;
+  it('is a success or a failure that changes nothing of the endpoint, and sends no alert', () => {
+    expect(plainCompletion(outcome(SUCCESS), active)).toBe(true);
+    expect(plainCompletion(outcome(RETRY), failing)).toBe(true);
+    // Our own fault (the egress relay): the endpoint's record is left as it is.
+    expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: null } }), active)).toBe(true);
+  });
+  it('is not when the streak begins or ends, the endpoint is disabled now, the delivery fails for good, or the endpoint is not active', () => {
+    expect(plainCompletion(outcome(SUCCESS), failing)).toBe(false);
+    expect(plainCompletion(outcome(RETRY), active)).toBe(false);
+    expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 1_000 } }), failing)).toBe(false);
+    expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 120_000 } }), failing)).toBe(true);
+    expect(plainCompletion(outcome({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } }), failing)).toBe(false);
+    expect(plainCompletion(outcome(SUCCESS), { status: 'paused', failingSince: null })).toBe(false);
+    expect(plainCompletion(outcome(SUCCESS), null)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../connection.ts';
 import { DUE, dueWhere, OPEN } from '../indexes.ts';
-import { CLAIMED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, SERVER_NOW_MS, tenantById } from './plan.ts';
+import { CLAIMED_BY_MAJORITY, COMPLETED_BY_MAJORITY, definePlans, planSpec, RELEASED_BY_PRIMARY, SERVER_NOW_MS, tenantById } from './plan.ts';
 
 // The dispatcher's queries: the due queue (delivery-claim.ts, due-queue.ts), claims, releases,
 // completions (delivery-complete.ts) and the delivery repo's reads (delivery-repo.ts).
@@ -209,6 +209,17 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null } }),
     example: [T, 'ep_1'],
   }),
+  /** A completion's endpoint, its status and streak, read before its write (outside any transaction): on the primary. */
+  endpointAtCompletion: planSpec({
+    primary: true,
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
+    example: [T, 'ep_1'],
+  }),
   /** The status of a sweep's endpoints, in one read. */
   endpointStatuses: planSpec({
     primary: true,
@@ -263,6 +274,28 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     residual: { orgId: TENANT, env: TENANT, leaseToken: 'the fence: the claim is still current', status: 'open' },
     build: (t: { orgId: string; env: string }, id: string, leaseToken: number) => ({
       filter: { orgId: t.orgId, env: t.env, _id: id, leaseToken, ...OPEN },
+    }),
+    example: [T, 'dlv_1', 1],
+  }),
+  /**
+   * A plain completion's delivery (delivery-complete.ts, completeAlone): `current`'s, and unordered — an
+   * ordered one's end hands its lane over, in the transaction. Written outside a transaction.
+   */
+  currentUnordered: planSpec({
+    collection: COLLECTIONS.deliveries,
+    writeConcern: COMPLETED_BY_MAJORITY,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: {
+      orgId: TENANT,
+      env: TENANT,
+      leaseToken: 'the fence: the claim is still current',
+      status: 'open',
+      orderingKey: 'unordered (null or absent): no lane to hand over',
+    },
+    build: (t: { orgId: string; env: string }, id: string, leaseToken: number) => ({
+      filter: { orgId: t.orgId, env: t.env, _id: id, leaseToken, ...OPEN, orderingKey: null },
     }),
     example: [T, 'dlv_1', 1],
   }),

@@ -18,6 +18,16 @@ import { INDEXES } from '../indexes.ts';
 export const CLAIMED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 5_000 } as const satisfies WriteConcernSettings;
 
 /**
+ * The write concern of a completion made without a transaction (delivery-complete.ts: its attempt,
+ * then its delivery's state): a majority, as a transaction's commit has, and within the 10 s the
+ * driver gives a commit — not the deployment's default, a majority with no time limit, under which
+ * a lagging majority would hold the dispatcher's place for as long as it lags. Both writes wait for it:
+ * with the attempt's on the primary alone, a failover between the two could roll the attempt back
+ * and keep the state the new primary took.
+ */
+export const COMPLETED_BY_MAJORITY = { w: 'majority', wtimeoutMS: 10_000 } as const satisfies WriteConcernSettings;
+
+/**
  * The write concern of a lease given up: the primary's acknowledgement alone. The server's
  * default (a majority, with no time limit, from MongoDB 5.0) would hang the release where it is
  * most needed — an upgrade failing because a majority does not answer — while a release rolled
