@@ -2,15 +2,15 @@ import type { DeliveryStatus, EndpointStatus } from '@wirehook/core';
 import type { AttemptOutcome } from './ports/delivery-port.ts';
 
 // What an attempt's completion does beyond recording it, decided once for both adapters
-// (sqlite/delivery-complete.ts and mongo/delivery-complete.ts carry it out, each in its own
-// transaction): the delivery's final status, the endpoint's failure streak, the automatic
+// (sqlite/delivery-complete.ts carries it out in its transaction; mongo/delivery-complete.ts in one
+// too, or — when it changes nothing but the delivery — in one write of it): the delivery's final status, the endpoint's failure streak, the automatic
 // disable (issue: an endpoint failing for 5 days), the alert events an organization may be told
 // of, and whether the delivery's ordered lane moves on.
 
 /** An alert event a completion queues (the outbox the alerting engine drains). */
 export type AttemptAlert = 'failing' | 'exhausted' | 'disabled';
 
-/** The endpoint as the completion read it in its transaction; null when it was deleted meanwhile. */
+/** The endpoint as the completion read it (in its transaction, or just before its plain write); null when it was deleted meanwhile. */
 export interface EndpointAtCompletion {
   status: EndpointStatus;
   failingSince: number | null;

@@ -24,7 +24,7 @@ export interface AttemptRecorderDeps {
 
 /**
  * The end of an attempt: its outcome decided (retry, fail or success, by `decideOutcome`),
- * written with the attempt in one step under the delivery's lease, then counted and logged.
+ * written with the attempt under the delivery's lease (the attempt first, or with it), then counted and logged.
  * A write that fails leaves the delivery to its lease (see DeliveryLeases); one that finds the
  * lease gone (claimed again, or closed) keeps the attempt and leaves the newer state standing.
  */

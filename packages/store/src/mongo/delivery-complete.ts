@@ -9,6 +9,8 @@ import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
+import { isUnconfirmedWrite } from './errors.ts';
+import { monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
@@ -36,10 +38,16 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const { id: _id, ...fields } = outcome.attempt;
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
   const bucket = conn.bucketOf(deliveryId);
-  const [endpoint] = await Promise.all([endpointAtCompletion(conn, t, endpointId), recordAttempt(conn, bucket, attempt)]);
+  // The oldest month kept before this one is the next retention drops: its completions (and a dropped month's) record
+  // their attempt in the transaction, once their delivery is found — a transaction makes no collection, an insert would
+  // make a dropped one again — as every completion did. This month's, and every month's after the oldest, record it
+  // first (retention never drops the month it runs in: month-buckets.ts).
+  const oldest = (await conn.months())[0];
+  const first = bucket.month >= monthOf(outcome.attempt.at) || oldest === undefined || bucket.month > oldest;
+  const [endpoint] = await Promise.all([endpointAtCompletion(conn, t, endpointId), first ? recordAttempt(conn, t, bucket, attempt, outcome) : null]);
   const completed =
-    (plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
-    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt)));
+    (first && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, first)));
   const { due, settle, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
@@ -64,8 +72,9 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       process.emitWarning(`wirehook: telling the message of delivery ${deliveryId} its result: ${err instanceof Error ? err.message : String(err)}`),
     );
   }
-  // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not.
-  await addToRollups(conn, t, outcome.attempt);
+  // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not
+  // (one recorded first counted as it was recorded, whatever failed after).
+  if (!first) await addToRollups(conn, t, outcome.attempt);
   return result;
 }
 
@@ -116,28 +125,31 @@ async function endpointAtCompletion(conn: MongoConnection, t: Tenant, endpointId
 }
 
 /**
- * The attempt, before anything else: it happened. Not into a month retention has dropped (its
- * delivery went with it; the insert would make the collection again, outside every month kept —
- * one that a write racing the drop makes anyway is dropped again by retention: monthsOnDisk).
+ * The attempt, before anything else: it happened (and it counts, whatever fails after). A majority
+ * that does not confirm it in 10 s fails nothing: it stands on the primary, and the delivery's
+ * write after it, once a majority confirms that, confirms both — a completion failed for it would
+ * send its delivery again at every lease while a majority lags.
  */
-async function recordAttempt(conn: MongoConnection, bucket: MonthBucket, attempt: AttemptDoc): Promise<void> {
-  const oldest = (await conn.months(attempt.at))[0];
-  if (oldest !== undefined && bucket.month < oldest && bucket.month !== conn.legacyMonth) return;
-  await bucket.attempts.insertOne(attempt, { writeConcern: COMPLETED_BY_MAJORITY });
+async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBucket, attempt: AttemptDoc, outcome: AttemptOutcome): Promise<void> {
+  try {
+    await bucket.attempts.insertOne(attempt, { writeConcern: COMPLETED_BY_MAJORITY, comment: 'attempts.record' });
+  } catch (err) {
+    if (!isUnconfirmedWrite(err)) throw err;
+  }
+  await addToRollups(conn, t, outcome.attempt);
 }
 
 /**
- * Whether this attempt's completion is plain whatever its delivery holds: the endpoint active,
- * and with or without a re-send asked for meanwhile, no streak begun or ended, no disabling, no
- * alert. Its write then touches the delivery alone — unless the delivery is ordered (a lane to
- * hand over), which completeAlone's filter leaves to the transaction.
+ * Whether this attempt's completion is plain whatever its delivery holds: the endpoint active, no
+ * streak begun or ended, no disabling, no alert. Its write then touches the delivery alone — unless
+ * the delivery is ordered (a lane to hand over), which completeAlone's filter leaves to the
+ * transaction. Decided without a re-send (`resend`): one asked for meanwhile changes only the
+ * status (retrying), and takes an alert away (exhausted), never adds one.
  */
 export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCompletion | null): endpoint is EndpointAtCompletion {
   if (endpoint === null || endpoint.status !== 'active') return false;
-  return [false, true].every((resend) => {
-    const e = attemptEffects(outcome, resend, endpoint);
-    return e.streak === 'keep' && !e.disable && e.alerts.length === 0;
-  });
+  const e = attemptEffects(outcome, false, endpoint);
+  return e.streak === 'keep' && !e.disable && e.alerts.length === 0;
 }
 
 /**
@@ -176,6 +188,8 @@ async function completeInTransaction(
   claim: ClaimRef,
   outcome: AttemptOutcome,
   attempt: AttemptDoc,
+  /** Whether the attempt was recorded first (recordAttempt); else it is inserted here, once its delivery is found. */
+  recorded: boolean,
 ): Promise<Written> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
@@ -198,9 +212,17 @@ async function completeInTransaction(
     // Claimed again since (this send outlived its lease), or failed with its endpoint: the
     // newer state stands. The attempt is on record (recordAttempt) and counted.
     const any = P.byId(t, deliveryId);
-    await bucket.deliveries.updateOne(any.filter, { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: at } }, { ...any.options, session });
+    const { matchedCount } = await bucket.deliveries.updateOne(
+      any.filter,
+      { $inc: { attemptCount: 1 }, $max: { lastAttemptAt: at } },
+      { ...any.options, session },
+    );
+    // Gone: its month was dropped by retention during the send. No attempt either: an insert
+    // would make the dropped collection again (without its indexes), outside any month kept.
+    if (matchedCount > 0 && !recorded) await bucket.attempts.insertOne(attempt, { session });
     return { applied: false, endpointDisabled: false, due: [], settle: null };
   }
+  if (!recorded) await bucket.attempts.insertOne(attempt, { session });
   const effects = attemptEffects(outcome, before.resend === true, endpoint);
   // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
   const written = before.resend === true ? 'retrying' : outcome.status;

@@ -31,6 +31,15 @@ function writeErrorsOf(err: unknown): { code?: number; errmsg?: string }[] {
   return Array.isArray(found) ? found : [];
 }
 
+/**
+ * A write the primary applied and a majority did not confirm in time (WriteConcernFailed, 64, with
+ * no write refused): it stands on the primary, and a later write of the same client's, confirmed
+ * by a majority, confirms it too (one oplog) — unless a failover comes between them.
+ */
+export function isUnconfirmedWrite(err: unknown): boolean {
+  return err instanceof MongoWriteConcernError && err.code === 64 && writeErrorsOf(err).length === 0;
+}
+
 // Server codes of a replica set or shard without a usable primary, or a member unreachable:
 // what a failover answers (the driver retries a retryable write once, then throws).
 const FAILOVER_CODES = new Set([

@@ -2,6 +2,7 @@
 // waits for"), without a server: stand-in collections that log each command in order. The tenants' `$min`
 // is held, so the send must answer before it (noteDue's tenantsSoon).
 import { newId } from '@wirehook/core';
+import { MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -90,7 +91,24 @@ describe('a live send’s commands (MongoDB)', () => {
 });
 
 /** A completion against the stand-in: what each command was, in order, `(txn)` when sent in the transaction. */
-function completionStandIn(o: { endpoint: { status: string; failingSince: number | null }; before: Record<string, unknown> | null; oldest?: string }) {
+interface CompletionScene {
+  endpoint: { status: string; failingSince: number | null };
+  /** The delivery as the fenced write finds it; null when the fence does not hold. */
+  before: Record<string, unknown> | null;
+  /** The oldest month listed (the delivery's, NOW's, unless said). */
+  oldest?: string;
+  /** When the attempt was made (NOW unless said). */
+  attemptAt?: number;
+  /** The delivery is gone (its month dropped): the count's update matches nothing. */
+  gone?: boolean;
+  /** The claim's hint that the delivery is ordered. */
+  ordered?: boolean;
+  /** What the attempt's insert throws, if anything; likewise the plain write. */
+  insertThrows?: Error;
+  plainWriteThrows?: Error;
+}
+
+function completionStandIn(o: CompletionScene) {
   const { conn, log, release } = standIn();
   const deliveryId = newId('delivery', { now: () => NOW });
   const messageId = newId('message', { now: () => NOW });
@@ -109,8 +127,12 @@ function completionStandIn(o: { endpoint: { status: string; failingSince: number
         filters.push(filter);
         updates.push(rest[0]);
       }
+      if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
+      if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       return answer(filter);
     };
+  /** The rollups' increments flushed (endpoint_rollups' bulk writes' `$inc`s). */
+  const rolledUp: unknown[] = [];
   Object.assign(conn, { months: async () => [o.oldest ?? monthOf(NOW)] });
   Object.assign(conn.endpoints, {
     findOne: named('endpoints.findOne', () => o.endpoint),
@@ -122,7 +144,7 @@ function completionStandIn(o: { endpoint: { status: string; failingSince: number
       findOneAndUpdate: named('deliveries.findOneAndUpdate', (f) =>
         o.before === null || ('orderingKey' in f && o.before.orderingKey) ? null : { messageId, ...o.before },
       ),
-      updateOne: named('deliveries.updateOne', () => ({ matchedCount: 1 })),
+      updateOne: named('deliveries.updateOne', () => ({ matchedCount: o.gone ? 0 : 1 })),
     },
     attempts: { insertOne: named('attempts.insertOne', () => ({})) },
     messages: { updateOne: named('messages.updateOne', () => ({ matchedCount: 1 })) },
@@ -130,12 +152,15 @@ function completionStandIn(o: { endpoint: { status: string; failingSince: number
   Object.assign(conn, {
     deliveryLanes: { findOne: named('deliveryLanes.findOne', () => null) },
     alertEvents: { findOne: named('alertEvents.findOne', () => null), insertOne: named('alertEvents.insertOne', () => ({})) },
+    endpointRollups: {
+      bulkWrite: async (ops: { updateOne: { update: { $inc: unknown } } }[]) => (rolledUp.push(...ops.map((op) => op.updateOne.update.$inc)), {}),
+    },
   });
   const attempt = {
     id: newId('attempt', { now: () => NOW }),
     deliveryId,
     endpointId: 'ep_1',
-    at: NOW,
+    at: o.attemptAt ?? NOW,
     responseStatus: 500,
     responseHead: null,
     durationMs: 12,
@@ -144,21 +169,24 @@ function completionStandIn(o: { endpoint: { status: string; failingSince: number
     sourceIp: null,
     url: 'https://example.test/hook',
   };
-  const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1 };
+  const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1, ...(o.ordered ? { ordered: true } : {}) };
   const complete = async (outcome: Record<string, unknown>) => {
     const completing = completeDelivery(conn, claim as never, { attempt, countsTowardPolicy: true, ...outcome } as never);
-    const completed = await byNextTurn(completing);
+    const completed = await byNextTurn(completing.catch((err: unknown) => ({ failed: err })));
     release();
     await tenantsLowered(conn);
     await flushRollups(conn);
     return completed;
   };
-  return { log, filters, options, updates, complete };
+  return { log, filters, options, updates, rolledUp, complete };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
 const SUCCESS = { status: 'success', nextAttemptAt: null, endpoint: { succeeded: true } };
 const OPEN_PENDING = { status: 'pending', resend: false, endpointId: 'ep_1', orderingKey: null, attemptCount: 0, held: false };
+
+const inserted = (log: string[]) => log.filter((c) => c.startsWith('attempts.insertOne'));
+const unconfirmed = () => new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
 
 describe('a completion’s commands (MongoDB)', () => {
   it('a plain one (a failing endpoint’s retry): its attempt, then its delivery, no transaction; answered after its due entry, not its tenant’s', async () => {
@@ -179,9 +207,16 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(filters[0]).toMatchObject({ _id: expect.any(String), leaseToken: 1, orderingKey: null, status: { $in: ['pending', 'retrying'] } });
     // Both writes confirmed by a majority within a commit's 10 s (plan.ts, COMPLETED_BY_MAJORITY); the endpoint read on the primary.
     const majority = { w: 'majority', wtimeoutMS: 10_000 };
-    expect(options.get('attempts.insertOne')).toMatchObject({ writeConcern: majority });
-    expect(options.get('deliveries.findOneAndUpdate')).toMatchObject({ writeConcern: majority, returnDocument: 'before' });
-    expect(String((options.get('endpoints.findOne') as { readPreference?: { mode: string } }).readPreference?.mode)).toBe('primary');
+    expect(options.get('attempts.insertOne')).toMatchObject({ writeConcern: majority, comment: 'attempts.record' });
+    expect(options.get('deliveries.findOneAndUpdate')).toMatchObject({
+      writeConcern: majority,
+      returnDocument: 'before',
+      hint: { _id: 1 },
+      comment: 'deliveries.currentUnordered',
+    });
+    const endpointRead = options.get('endpoints.findOne') as { readPreference?: { mode: string }; hint?: unknown; comment?: string };
+    expect(String(endpointRead.readPreference?.mode)).toBe('primary');
+    expect(endpointRead).toMatchObject({ hint: { _id: 1 }, comment: 'deliveries.endpointAtCompletion' });
   });
 
   it('a plain success notes nothing due', async () => {
@@ -201,6 +236,27 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(updates[0]).toEqual([{ $set: expect.objectContaining({ held: { $eq: ['$held', true] } }) }]);
   });
 
+  it('an attempt a majority did not confirm in 10 s fails nothing: the delivery’s write, after it, confirms both', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: unconfirmed() });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 3)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
+    expect(inserted(log)).toHaveLength(1);
+  });
+
+  it('an attempt refused (not merely unconfirmed) fails the completion before its delivery is written', async () => {
+    const refused = new MongoServerError({ code: 13, errmsg: 'not authorized' });
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: refused });
+    expect(await complete(SUCCESS)).toEqual({ failed: refused });
+    expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
+  });
+
+  it('an attempt recorded counts in the rollups though the delivery’s write then fails', async () => {
+    const lost = new MongoServerError({ code: 11602, errmsg: 'interrupted due to repl state change' });
+    const { rolledUp, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, plainWriteThrows: lost });
+    expect(await complete(SUCCESS)).toEqual({ failed: lost });
+    expect(rolledUp).toEqual(expect.arrayContaining([expect.objectContaining({ attempts: 1 })]));
+  });
+
   it('one that ends a streak goes through the transaction, its attempt written once, before it', async () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
@@ -212,17 +268,18 @@ describe('a completion’s commands (MongoDB)', () => {
       'endpoints.updateOne (txn)',
       'commit',
     ]);
-    expect(log.filter((c) => c.startsWith('attempts.insertOne'))).toHaveLength(1);
+    expect(inserted(log)).toHaveLength(1);
   });
 
-  it('one that begins a streak goes through the transaction too (its alert with it)', async () => {
+  it('one that begins a streak goes through the transaction too (its alert with it), no plain write tried', async () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
     await complete(RETRY);
+    expect(log).not.toContain('deliveries.findOneAndUpdate');
     expect(log).toContain('alertEvents.insertOne (txn)');
     expect(log).toContain('commit');
   });
 
-  it('an ordered delivery misses the plain write and is completed by the transaction, its lane handed over there', async () => {
+  it('an ordered delivery unknown to its claim misses the plain write and is completed by the transaction, its lane handed over there', async () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: { ...OPEN_PENDING, orderingKey: 'order-1' } });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
     expect(log.slice(0, 6)).toEqual([
@@ -233,7 +290,15 @@ describe('a completion’s commands (MongoDB)', () => {
       'deliveries.findOneAndUpdate (txn)',
       'deliveryLanes.findOne (txn)',
     ]);
-    expect(log.filter((c) => c.startsWith('attempts.insertOne'))).toHaveLength(1);
+    expect(inserted(log)).toHaveLength(1);
+  });
+
+  it('an ordered delivery its claim says is ordered goes straight to the transaction', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: { ...OPEN_PENDING, orderingKey: 'order-1' }, ordered: true };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log).not.toContain('deliveries.findOneAndUpdate');
+    expect(log).toContain('deliveryLanes.findOne (txn)');
   });
 
   it('a claim no longer current: the attempt on record, its count moved in the transaction, nothing else', async () => {
@@ -250,11 +315,20 @@ describe('a completion’s commands (MongoDB)', () => {
     ]);
   });
 
-  it('a delivery whose month retention has dropped: no attempt written (it would make the collection again)', async () => {
-    const later = monthOf(Date.UTC(2027, 1, 1));
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: null, oldest: later });
-    await complete(SUCCESS);
-    expect(log).not.toContain('attempts.insertOne');
+  it('a delivery of the oldest month kept, before this one: its attempt inserted in the transaction once the delivery is found', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2027, 1, 1) };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)', 'attempts.insertOne (txn)']);
+    expect(inserted(log)).toHaveLength(1);
+  });
+
+  it('a delivery whose month retention dropped during its send: no attempt written (it would make the collection again)', async () => {
+    const later = Date.UTC(2027, 1, 1);
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: null, gone: true, attemptAt: later, oldest: monthOf(later) };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: false });
+    expect(inserted(log)).toEqual([]);
   });
 });
 

@@ -107,6 +107,12 @@ export interface ClaimRef {
   deliveryId: DeliveryId;
   endpointId: EndpointId;
   leaseToken: number;
+  /**
+   * The delivery had an ordering key when it was claimed: its end hands its lane over. A hint
+   * (MongoDB writes a completion without a transaction only for an unordered one, and checks
+   * that itself); absent, the store finds out.
+   */
+  ordered?: boolean;
 }
 
 /**
@@ -120,10 +126,11 @@ export function checkRecentAttemptsLimit(limit: number): number {
 
 /** The claim of `job`, as `complete` and `release` take it. */
 export function claimRef(job: DeliveryJob): ClaimRef {
-  return { tenant: job.tenant, deliveryId: job.delivery.id, endpointId: job.delivery.endpointId, leaseToken: job.leaseToken };
+  const ordered = job.delivery.orderingKey !== undefined && job.delivery.orderingKey !== null;
+  return { tenant: job.tenant, deliveryId: job.delivery.id, endpointId: job.delivery.endpointId, leaseToken: job.leaseToken, ordered };
 }
 
-/** What an attempt did to its delivery and endpoint, written by `complete` in one transaction. */
+/** What an attempt did to its delivery and endpoint, written by `complete` (all of it or, on a crash, the attempt alone: never the state without it). */
 export interface AttemptOutcome {
   attempt: Attempt;
   /** success, retrying (with nextAttemptAt) or failed. */
