@@ -149,8 +149,9 @@ export class DeliveryLeases {
   /**
    * Writes the attempt and its outcome under `job`'s lease. @returns what the store did, or
    * null when it could not be written: the lease runs out and the delivery is sent again (its
-   * attempt may be on record already: MongoDB writes it first). A write that stands on the primary
-   * while a majority has not confirmed it is null too, and the delivery is not sent again then.
+   * attempt may be on record already: MongoDB writes it first). A MongoDB write a majority has not
+   * confirmed in time is null too: it stands on the primary, and the delivery is sent again only if
+   * a failover rolls it back.
    */
   async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt | null> {
     try {

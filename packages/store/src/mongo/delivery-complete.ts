@@ -18,36 +18,40 @@ import { scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state and the endpoint's failure
- * streak. The attempt is inserted first and on its own (it happened, whatever its claim's
- * state: every path records it), beside the endpoint's read. Then a plain completion — the
- * endpoint active, its streak neither starting nor ending, no disabling, no alert, an unordered
- * delivery (plainCompletion): nearly every success, and a failing endpoint's retries — is one
- * update of the delivery by `_id`, its fence in the filter, with no transaction; anything else
- * is one transaction of point writes (the delivery, the lane's hand-over, the streak, an alert
- * event). A process that dies between the attempt and the delivery's write leaves the attempt on
- * record and the delivery leased: it is sent again when the lease ends, as after a death during
- * the send. Its message's status follows the write, by one update of the message
- * (settleMessageStatus), so a fan-out's sibling completions do not conflict. The state is
- * written only while the claim is current (its lease token) and the delivery open; otherwise
- * only the attempt (it happened) and the delivery's attempt count. A re-send asked for during
- * the send (`resend`) keeps the delivery due now, manual. The endpoint's rollups follow
- * (addToRollups says why not with the rest).
+ * streak. A delivery of the month the attempt was made in has its attempt inserted first, on its
+ * own (it happened, whatever its claim's state), beside the endpoint's read; then a plain
+ * completion — the endpoint active, its streak neither beginning nor ending, no disabling, no
+ * alert, an unordered delivery (plainCompletion): nearly every success, and a failing endpoint's
+ * retries — is one update of the delivery by `_id`, its fence in the filter, with no transaction.
+ * Anything else is one transaction of point writes (the delivery, the lane's hand-over, the
+ * streak, an alert event), which inserts the attempt once its delivery is found when it was not
+ * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
+ * it again when its first insert was not confirmed by a majority. A process that dies between the
+ * attempt and the delivery's write leaves the attempt on record and the delivery leased: it is sent
+ * again when the lease ends, as after a death during the send. Its message's status follows the
+ * write, by one update of the message (settleMessageStatus), so a fan-out's sibling completions do
+ * not conflict. The state is written only while the claim is current (its lease token) and the
+ * delivery open; otherwise only the attempt (it happened) and the delivery's attempt count. A
+ * re-send asked for during the send (`resend`) keeps the delivery due now, manual. The endpoint's
+ * rollups follow (addToRollups says why not with the rest).
  */
 export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome): Promise<CompletedAttempt> {
   const { tenant: t, deliveryId, endpointId } = claim;
   const { id: _id, ...fields } = outcome.attempt;
   const attempt: AttemptDoc = { _id, ...scope(t), ...fields };
   const bucket = conn.bucketOf(deliveryId);
-  // The oldest month kept before this one is the next retention drops: its completions (and a dropped month's) record
-  // their attempt in the transaction, once their delivery is found — a transaction makes no collection, an insert would
-  // make a dropped one again — as every completion did. This month's, and every month's after the oldest, record it
-  // first (retention never drops the month it runs in: month-buckets.ts).
-  const oldest = (await conn.months())[0];
-  const first = bucket.month >= monthOf(outcome.attempt.at) || oldest === undefined || bucket.month > oldest;
-  const [endpoint] = await Promise.all([endpointAtCompletion(conn, t, endpointId), first ? recordAttempt(conn, t, bucket, attempt, outcome) : null]);
+  // The month the attempt was made in is never being dropped (retention drops months wholly past, an hour's margin after
+  // their end: month-buckets.ts); an earlier month's may be, and a transaction makes no collection where an insert would
+  // make a dropped one again — so an earlier month's delivery (a retry across a month's turn, a recovery) has its attempt
+  // inserted in the transaction, once its delivery is found, as every completion did.
+  const first = bucket.month >= monthOf(outcome.attempt.at);
+  const [endpoint, recorded] = await Promise.all([
+    endpointAtCompletion(conn, t, endpointId),
+    first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
+  ]);
   const completed =
-    (first && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
-    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, first)));
+    (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
   const { due, settle, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
@@ -74,7 +78,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   }
   // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not
   // (one recorded first counted as it was recorded, whatever failed after).
-  if (!first) await addToRollups(conn, t, outcome.attempt);
+  if (recorded === 'in the transaction') await addToRollups(conn, t, outcome.attempt);
   return result;
 }
 
@@ -124,19 +128,27 @@ async function endpointAtCompletion(conn: MongoConnection, t: Tenant, endpointId
   return found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
 }
 
+/** How a completion's attempt was written before its delivery: confirmed by a majority, standing on the primary alone, or not yet. */
+type AttemptWritten = 'confirmed' | 'unconfirmed' | 'in the transaction';
+
 /**
- * The attempt, before anything else: it happened (and it counts, whatever fails after). A majority
- * that does not confirm it in 10 s fails nothing: it stands on the primary, and the delivery's
- * write after it, once a majority confirms that, confirms both — a completion failed for it would
- * send its delivery again at every lease while a majority lags.
+ * The attempt, before anything else: it happened (and it counts, once its insert is answered,
+ * whatever fails after). One a majority has not confirmed in 10 s stands on the primary: the
+ * completion then goes through the transaction, which writes it again (a no-op where it stood)
+ * under the commit's majority — a failover between it and a plain write could roll it back under a
+ * state the new primary kept, and failing the completion instead would send its delivery again at
+ * every lease while a majority lags.
  */
-async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBucket, attempt: AttemptDoc, outcome: AttemptOutcome): Promise<void> {
+async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBucket, attempt: AttemptDoc, outcome: AttemptOutcome): Promise<AttemptWritten> {
+  let written: AttemptWritten = 'confirmed';
   try {
     await bucket.attempts.insertOne(attempt, { writeConcern: COMPLETED_BY_MAJORITY, comment: 'attempts.record' });
   } catch (err) {
     if (!isUnconfirmedWrite(err)) throw err;
+    written = 'unconfirmed';
   }
   await addToRollups(conn, t, outcome.attempt);
+  return written;
 }
 
 /**
@@ -188,8 +200,8 @@ async function completeInTransaction(
   claim: ClaimRef,
   outcome: AttemptOutcome,
   attempt: AttemptDoc,
-  /** Whether the attempt was recorded first (recordAttempt); else it is inserted here, once its delivery is found. */
-  recorded: boolean,
+  /** Whether recordAttempt wrote it; if not, or not confirmed, it is written here once its delivery is found. */
+  recorded: AttemptWritten,
 ): Promise<Written> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
@@ -219,10 +231,10 @@ async function completeInTransaction(
     );
     // Gone: its month was dropped by retention during the send. No attempt either: an insert
     // would make the dropped collection again (without its indexes), outside any month kept.
-    if (matchedCount > 0 && !recorded) await bucket.attempts.insertOne(attempt, { session });
+    if (matchedCount > 0) await writeAttempt(bucket, session, attempt, recorded);
     return { applied: false, endpointDisabled: false, due: [], settle: null };
   }
-  if (!recorded) await bucket.attempts.insertOne(attempt, { session });
+  await writeAttempt(bucket, session, attempt, recorded);
   const effects = attemptEffects(outcome, before.resend === true, endpoint);
   // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
   const written = before.resend === true ? 'retrying' : outcome.status;
@@ -239,6 +251,17 @@ async function completeInTransaction(
   // Its message learns the result after the commit (settleMessageStatus says why).
   const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
   return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due, settle };
+}
+
+/** The attempt in the completion's transaction: inserted when not written before, upserted when its insert was not confirmed. */
+async function writeAttempt(bucket: MonthBucket, session: ClientSession, attempt: AttemptDoc, recorded: AttemptWritten): Promise<void> {
+  if (recorded === 'in the transaction') await bucket.attempts.insertOne(attempt, { session });
+  if (recorded === 'unconfirmed') {
+    // The upsert takes its `_id` from the filter.
+    const { _id, ...fields } = attempt;
+    const q = P.attemptById(_id);
+    await bucket.attempts.updateOne(q.filter, { $setOnInsert: fields }, { ...q.options, upsert: true, session });
+  }
 }
 
 /**

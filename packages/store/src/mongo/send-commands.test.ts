@@ -4,6 +4,7 @@
 import { newId } from '@wirehook/core';
 import { MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
+import { claimRef } from '../ports/delivery-port.ts';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
@@ -95,8 +96,6 @@ interface CompletionScene {
   endpoint: { status: string; failingSince: number | null };
   /** The delivery as the fenced write finds it; null when the fence does not hold. */
   before: Record<string, unknown> | null;
-  /** The oldest month listed (the delivery's, NOW's, unless said). */
-  oldest?: string;
   /** When the attempt was made (NOW unless said). */
   attemptAt?: number;
   /** The delivery is gone (its month dropped): the count's update matches nothing. */
@@ -133,7 +132,6 @@ function completionStandIn(o: CompletionScene) {
     };
   /** The rollups' increments flushed (endpoint_rollups' bulk writes' `$inc`s). */
   const rolledUp: unknown[] = [];
-  Object.assign(conn, { months: async () => [o.oldest ?? monthOf(NOW)] });
   Object.assign(conn.endpoints, {
     findOne: named('endpoints.findOne', () => o.endpoint),
     updateOne: named('endpoints.updateOne', () => ({ matchedCount: 1 })),
@@ -146,7 +144,7 @@ function completionStandIn(o: CompletionScene) {
       ),
       updateOne: named('deliveries.updateOne', () => ({ matchedCount: o.gone ? 0 : 1 })),
     },
-    attempts: { insertOne: named('attempts.insertOne', () => ({})) },
+    attempts: { insertOne: named('attempts.insertOne', () => ({})), updateOne: named('attempts.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })) },
     messages: { updateOne: named('messages.updateOne', () => ({ matchedCount: 1 })) },
   });
   Object.assign(conn, {
@@ -220,9 +218,12 @@ describe('a completion’s commands (MongoDB)', () => {
   });
 
   it('a plain success notes nothing due', async () => {
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
+    const { log, rolledUp, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate', 'messages.updateOne', 'deliveries.updateOne']);
+    // Counted once, at its record (one increment a grain, each of one attempt).
+    expect(rolledUp.length).toBeGreaterThan(0);
+    for (const inc of rolledUp) expect(inc).toMatchObject({ attempts: 1 });
   });
 
   it('a plain retry of a delivery a pause held during its send stays out of the due queue', async () => {
@@ -236,11 +237,41 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(updates[0]).toEqual([{ $set: expect.objectContaining({ held: { $eq: ['$held', true] } }) }]);
   });
 
-  it('an attempt a majority did not confirm in 10 s fails nothing: the delivery’s write, after it, confirms both', async () => {
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: unconfirmed() });
+  it('an attempt a majority did not confirm in 10 s fails nothing: the transaction writes it again under its commit’s majority', async () => {
+    const { log, options, complete } = completionStandIn({
+      endpoint: { status: 'active', failingSince: null },
+      before: OPEN_PENDING,
+      insertThrows: unconfirmed(),
+    });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-    expect(log.slice(0, 3)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
-    expect(inserted(log)).toHaveLength(1);
+    // Not the plain write: a failover between it and the unconfirmed attempt could keep the state without the attempt.
+    expect(log.slice(0, 6)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'attempts.updateOne (txn)',
+      'commit',
+    ]);
+    // An upsert by _id that inserts only where the first insert did not stand.
+    expect(options.get('attempts.updateOne (txn)')).toMatchObject({ upsert: true, hint: { _id: 1 }, comment: 'deliveries.attemptById' });
+  });
+
+  it('an unconfirmed attempt of a claim no longer current is written again with the count', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: null, insertThrows: unconfirmed() });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: false });
+    expect(log).toContain('attempts.updateOne (txn)');
+  });
+
+  it('a write-concern error that also refused the insert (a duplicate) is no unconfirmed attempt: the completion fails', async () => {
+    const refused = new MongoWriteConcernError({
+      ok: 1,
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+      writeErrors: [{ index: 0, code: 11000, errmsg: 'E11000 duplicate key error' }],
+    } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: refused });
+    expect(await complete(SUCCESS)).toEqual({ failed: refused });
+    expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
   });
 
   it('an attempt refused (not merely unconfirmed) fails the completion before its delivery is written', async () => {
@@ -315,17 +346,19 @@ describe('a completion’s commands (MongoDB)', () => {
     ]);
   });
 
-  it('a delivery of the oldest month kept, before this one: its attempt inserted in the transaction once the delivery is found', async () => {
-    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2027, 1, 1) };
-    const { log, complete } = completionStandIn(scene);
+  it('a delivery of an earlier month than its attempt’s: its attempt inserted in the transaction once the delivery is found, counted once', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2027, 0, 1) };
+    const { log, rolledUp, complete } = completionStandIn(scene);
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
     expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)', 'attempts.insertOne (txn)']);
     expect(inserted(log)).toHaveLength(1);
+    expect(rolledUp.length).toBeGreaterThan(0);
+    for (const inc of rolledUp) expect(inc).toMatchObject({ attempts: 1 });
   });
 
   it('a delivery whose month retention dropped during its send: no attempt written (it would make the collection again)', async () => {
     const later = Date.UTC(2027, 1, 1);
-    const scene = { endpoint: { status: 'active', failingSince: null }, before: null, gone: true, attemptAt: later, oldest: monthOf(later) };
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: null, gone: true, attemptAt: later };
     const { log, complete } = completionStandIn(scene);
     expect(await complete(SUCCESS)).toMatchObject({ applied: false });
     expect(inserted(log)).toEqual([]);
@@ -350,5 +383,15 @@ describe('plainCompletion', () => {
     expect(plainCompletion(outcome({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } }), failing)).toBe(false);
     expect(plainCompletion(outcome(SUCCESS), { status: 'paused', failingSince: null })).toBe(false);
     expect(plainCompletion(outcome(SUCCESS), null)).toBe(false);
+  });
+});
+
+describe('claimRef', () => {
+  const job = (orderingKey: string | null | undefined) =>
+    ({ tenant: { orgId: 'org_1', env: 'live' }, delivery: { id: 'dlv_1', endpointId: 'ep_1', orderingKey }, leaseToken: 3 }) as never;
+  it('tells the store whether the delivery was ordered when claimed (MongoDB completes an unordered one without a transaction)', () => {
+    expect(claimRef(job('order-1')).ordered).toBe(true);
+    expect(claimRef(job(null)).ordered).toBe(false);
+    expect(claimRef(job(undefined)).ordered).toBe(false);
   });
 });

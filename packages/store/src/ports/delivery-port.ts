@@ -109,8 +109,9 @@ export interface ClaimRef {
   leaseToken: number;
   /**
    * The delivery had an ordering key when it was claimed: its end hands its lane over. A hint
-   * (MongoDB writes a completion without a transaction only for an unordered one, and checks
-   * that itself); absent, the store finds out.
+   * (MongoDB writes a completion without a transaction only for an unordered one, and its write's
+   * filter checks that itself: a stale hint costs a transaction or a missed write, never a lane);
+   * absent, the store finds out.
    */
   ordered?: boolean;
 }

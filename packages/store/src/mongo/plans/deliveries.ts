@@ -209,6 +209,18 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null } }),
     example: [T, 'ep_1'],
   }),
+  /**
+   * An attempt written again in a completion's transaction when its first insert was not confirmed by a
+   * majority (delivery-complete.ts): `$setOnInsert`, upserted — a no-op where that insert stood.
+   */
+  attemptById: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    build: (id: string) => ({ filter: { _id: id } }),
+    example: ['att_1'],
+  }),
   /** A completion's endpoint, its status and streak, read before its write (outside any transaction): on the primary. */
   endpointAtCompletion: planSpec({
     primary: true,
