@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Fixtures } from '../../test/contract/fixtures.ts';
 import { MessageFixtures } from '../../test/contract/message-fixtures.ts';
 import { describeStoreContract } from '../../test/contract/store-contract.ts';
+import { claimRef } from '../ports/delivery-port.ts';
 import type { Store } from '../store.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
 import { HELD_RECHECK_MS } from './held-recheck.ts';
@@ -165,6 +166,54 @@ describe.skipIf(url === undefined || url === '')("MongoDB: a resume's or delete'
       await fiveMinutesOn();
       await drain();
       expect((await m.delivery(t, id!)).status).toBe('failed');
+    });
+  });
+});
+
+describe.skipIf(url === undefined || url === '')('MongoDB: a plain completion commits no transaction (MONGODB_URL)', () => {
+  // What the server was sent during each completion (delivery-complete.ts): a plain one is its attempt's insert and its
+  // delivery's findAndModify, outside any transaction; one that ends a streak, a transaction as before.
+  async function scene(run: (s: { store: Store; m: MessageFixtures; t: Tenant; endpointId: string; sent: () => string[] }) => Promise<void>) {
+    const dbName = `wirehook_plain_${randomUUID().replaceAll('-', '')}`;
+    const commands: string[] = [];
+    const store = await openMongoStore({
+      url: url as string,
+      dbName,
+      onCommand: (command, name) => commands.push(command['autocommit'] === false ? `${name} (txn)` : name),
+    });
+    try {
+      const f = new Fixtures(() => store, new ManualClock());
+      const m = new MessageFixtures(f);
+      const { t, endpoint } = await m.scene();
+      await run({ store, m, t, endpointId: endpoint.id, sent: () => commands.splice(0) });
+    } finally {
+      await store.close();
+      const client = new MongoClient(url as string);
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
+  }
+
+  it('a success of an endpoint not failing: the attempt and the delivery written, no transaction; one ending a streak commits one', async () => {
+    await scene(async ({ store, m, t, endpointId, sent }) => {
+      const [first, second] = [(await m.send(t)).deliveryIds[0]!, (await m.send(t)).deliveryIds[0]!];
+      const job = await m.claim(first);
+      sent();
+      expect(await store.deliveries.complete(claimRef(job), m.succeeded(job, m.f.clock.now()))).toEqual({ applied: true, endpointDisabled: false });
+      const plain = sent();
+      expect(plain).toContain('insert');
+      expect(plain).toContain('findAndModify');
+      expect(plain.filter((c) => c.endsWith('(txn)') || c.startsWith('commitTransaction'))).toEqual([]);
+      expect(await m.delivery(t, first)).toMatchObject({ status: 'success', attemptCount: 1 });
+      expect((await store.deliveries.attempts(t, first, { limit: 10 }))?.attempts).toHaveLength(1);
+
+      await store.endpoints.update(t, endpointId as never, { failingSince: m.f.clock.now() - 60_000 });
+      const again = await m.claim(second);
+      sent();
+      await store.deliveries.complete(claimRef(again), m.succeeded(again, m.f.clock.now()));
+      expect(sent().some((c) => c.startsWith('commitTransaction'))).toBe(true);
+      expect((await store.endpoints.get(t, endpointId as never))?.failingSince ?? null).toBeNull();
+      expect((await store.deliveries.attempts(t, second, { limit: 10 }))?.attempts).toHaveLength(1);
     });
   });
 });
