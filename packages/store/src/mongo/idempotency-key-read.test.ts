@@ -26,6 +26,8 @@ function store(keyDoc: { createdAt: number } | null, options: { replayRuns?: boo
         return keyDoc;
       },
     },
+    // A consumer new to the send (read before the transaction): the transaction makes it.
+    consumers: { findOne: async () => null },
     bucket: () => ({
       messages: {
         findOne: async () => {

@@ -2,7 +2,7 @@ import { messageStatus, type ConsumerId, type DeliveryId, type Message, type Ten
 import type { ClientSession } from 'mongodb';
 import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
-import type { DeliveryDoc, MessageDoc } from './documents.ts';
+import type { DeliveryDoc, EndpointDoc, MessageDoc } from './documents.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { isDuplicateKey, isUnknownCommit } from './errors.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
@@ -18,7 +18,8 @@ import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
 // MessageRepo.create: one transaction, so the idempotency lookup and the writes see one
-// snapshot. Two sends with one Idempotency-Key write one document in common (the key), so
+// snapshot (the consumer and its endpoints are read before it, beside the count: the send
+// writes neither, so the snapshot never guarded them; readTargets). Two sends with one Idempotency-Key write one document in common (the key), so
 // one of them hits a write conflict and is run again by the driver, now seeing the other's
 // message.
 //
@@ -65,15 +66,22 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
     const replay = await conn.transaction((session) => replayInTransaction(conn, session, t, input));
     if (replay !== null) return replay;
   }
+  // Its consumer and endpoints, read beside its count (two round trips each, at once): the transaction's snapshot
+  // guarded none of them (a send writes neither), so reading them there only made the send two round trips longer.
+  const targetsRead = readTargets(conn, t, input);
+  targetsRead.catch(() => {}); // awaited below; a refused count must not leave its failure unheard
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
   let written = false;
   // A commit the driver could not confirm may have stored the message: its count stays taken
   // (one high at most, and the limit never passed) rather than given back.
   let maybeWritten = false;
   try {
+    const known = await targetsRead;
     for (let tries = 1; ; tries++) {
       try {
-        const { created, due } = await conn.transaction((session) => createInTransaction(conn, session, t, input, values));
+        // A consumer made by a racing send is found in the transaction run again (findOrCreateConsumer).
+        const targets = tries === 1 ? known : null;
+        const { created, due } = await conn.transaction((session) => createInTransaction(conn, session, t, input, values, targets));
         written = created.created;
         // Stored: a failing noteDue must not answer an error for a message that was written
         // (the sender would send it again). The healer (delivery-claim.ts) finds its deliveries.
@@ -97,6 +105,8 @@ async function createInTransaction(
   t: Tenant,
   input: NewMessage,
   taken: Record<string, number>,
+  /** The consumer and its endpoints read before the transaction; null when the consumer is new (made here). */
+  known: Targets | null,
 ): Promise<{ created: CreatedMessage; due: DueNote[] }> {
   const replay = await replayInTransaction(conn, session, t, input);
   if (replay !== null) return { created: replay, due: [] };
@@ -105,8 +115,8 @@ async function createInTransaction(
   // before either has done more work.
   if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
 
-  const consumer = await findOrCreateConsumer(conn, session, t, input);
-  const targets = await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId);
+  const consumer = known?.consumer ?? (await findOrCreateConsumer(conn, session, t, input));
+  const targets = known?.endpoints ?? (await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId));
   const message: Message = {
     id: input.id,
     consumerId: consumer.id,
@@ -296,12 +306,46 @@ async function findOrCreateConsumer(
   return { id: input.newConsumerId, externalId };
 }
 
+/** The endpoint fields a send writes its deliveries from. */
+type TargetEndpoint = Pick<EndpointDoc, '_id' | 'url' | 'status' | 'ordering'>;
+
+/** A send's consumer and the endpoints it goes to. */
+interface Targets {
+  consumer: { id: ConsumerId; externalId: string };
+  endpoints: TargetEndpoint[];
+}
+
+/**
+ * The consumer and its matching endpoints, before the transaction, on the primary (a lagging
+ * secondary would miss an endpoint made a moment before the send). Null when the consumer does
+ * not exist yet: the transaction makes it. No transaction's snapshot is lost: the send writes
+ * neither, so a pause, a delete or a disabling racing it was never a conflict; what it races is
+ * mended as before (a delivery of an endpoint no longer active is held or failed when claimed:
+ * stranded.ts; one held after a resume's walk, by the walk run again: held-recheck.ts).
+ */
+async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
+  const q = P.consumerByExternalId(t, input.consumerExternalId);
+  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: { _id: 1 } });
+  if (found === null) return null;
+  const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId };
+  return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
+}
+
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
-async function matchingEndpoints(conn: MongoConnection, session: ClientSession, t: Tenant, consumerId: ConsumerId, eventType: string, onlyEndpointId?: string) {
+async function matchingEndpoints(
+  conn: MongoConnection,
+  session: ClientSession | undefined,
+  t: Tenant,
+  consumerId: ConsumerId,
+  eventType: string,
+  onlyEndpointId?: string,
+): Promise<TargetEndpoint[]> {
   // A trial goes to the one endpoint asked for, whatever event types it takes. Either way the
   // order is the index's (_id): ≤ MAX_ENDPOINTS_PER_CONSUMER endpoints, never sorted in memory.
   const q = onlyEndpointId === undefined ? P.matchingEndpoints(t, consumerId, eventType) : P.trialEndpoint(t, consumerId, onlyEndpointId);
-  return conn.endpoints.find(q.filter, { ...q.options, session, projection: { _id: 1, url: 1, status: 1, ordering: 1 } }).toArray();
+  // Outside a transaction on the primary; in one, the transaction's own.
+  const where = session === undefined ? ON_PRIMARY : { session };
+  return conn.endpoints.find(q.filter, { ...q.options, ...where, projection: { _id: 1, url: 1, status: 1, ordering: 1 } }).toArray();
 }
 
 /**

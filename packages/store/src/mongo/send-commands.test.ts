@@ -54,30 +54,39 @@ function standIn() {
   return { conn, log, release };
 }
 
+const LIVE_SEND = {
+  eventType: 'invoice.paid',
+  payload: '{}',
+  createdAt: NOW,
+  consumerExternalId: 'acme',
+  newConsumerId: 'con_new',
+  idempotencyKey: null,
+  idempotencySince: NOW - 86_400_000,
+  counters: [MONTH],
+};
+
 describe('a live send’s commands (MongoDB)', () => {
-  it('nine before its answer — its count taken before the transaction, none of its counters read in it — and the tenant’s $min after', async () => {
+  it('seven round trips before its answer: its count beside its consumer’s and endpoints’ reads, then the transaction; the tenant’s $min after', async () => {
     const { conn, log, release } = standIn();
-    const input = {
-      id: newId('message', { now: () => NOW }),
-      eventType: 'invoice.paid',
-      payload: '{}',
-      createdAt: NOW,
-      consumerExternalId: 'acme',
-      newConsumerId: 'con_new',
-      idempotencyKey: null,
-      idempotencySince: NOW - 86_400_000,
-      counters: [MONTH],
-    };
-    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never);
+    // The count's increment answers only when the test says: the reads must not wait for it.
+    let answerCount = () => {};
+    const counted = new Promise<void>((resolve) => (answerCount = resolve));
+    const increment = conn.counters.updateOne;
+    Object.assign(conn.counters, { updateOne: async (...args: unknown[]) => (await counted, (increment as (...a: unknown[]) => unknown)(...args)) });
+    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    expect(await byNextTurn(sending)).toBe('waiting');
+    // Both reads sent and answered while the count is still out: one round trip's wait, not two more.
+    expect(log).toEqual(['consumers.findOne', 'endpoints.find']);
+    answerCount();
     // Every stand-in answers within the microtasks: a send still going by the next turn waits for the held $min.
     const created = await byNextTurn(sending);
     expect(created).not.toBe('waiting');
     expect((created as Awaited<typeof sending>).counters).toEqual({ [MONTH.key]: 1 });
     expect(log).toEqual([
-      'counters.updateOne',
-      'counters.find',
       'consumers.findOne',
       'endpoints.find',
+      'counters.updateOne',
+      'counters.find',
       'messages.insertOne',
       'messageBodies.insertOne',
       'deliveries.insertMany',
@@ -88,6 +97,32 @@ describe('a live send’s commands (MongoDB)', () => {
     ]);
     release();
     await tenantsLowered(conn);
+  });
+
+  it('reads its consumer and endpoints on the primary, outside the transaction; a new consumer is made in it', async () => {
+    const { conn, release } = standIn();
+    const options: unknown[] = [];
+    const findOne = conn.consumers.findOne;
+    Object.assign(conn.consumers, {
+      findOne: async (filter: unknown, o: unknown) => (options.push(o), (findOne as (...a: unknown[]) => unknown)(filter, o)),
+    });
+    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    await byNextTurn(sending);
+    expect(String((options[0] as { readPreference?: { mode: string } }).readPreference?.mode)).toBe('primary');
+    expect(options[0]).not.toHaveProperty('session');
+    release();
+    await tenantsLowered(conn);
+
+    const fresh = standIn();
+    Object.assign(fresh.conn.consumers, {
+      findOne: async (_f: unknown, o: { session?: unknown }) => (fresh.log.push(o?.session ? 'consumers.findOne (txn)' : 'consumers.findOne'), null),
+      insertOne: async () => (fresh.log.push('consumers.insertOne'), {}),
+    });
+    const made = createMessage(fresh.conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    await byNextTurn(made);
+    expect(fresh.log.slice(0, 5)).toEqual(['consumers.findOne', 'counters.updateOne', 'counters.find', 'consumers.findOne (txn)', 'consumers.insertOne']);
+    fresh.release();
+    await tenantsLowered(fresh.conn);
   });
 });
 

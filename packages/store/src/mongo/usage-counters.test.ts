@@ -154,6 +154,8 @@ describe('usage counters (MongoDB): counts given back', () => {
     Object.assign(conn, {
       bucketMonthOf: () => monthOf(NOW),
       months: async () => [monthOf(NOW)],
+      // A consumer new to the send (read before the transaction): the transaction makes it.
+      consumers: { findOne: async () => null },
       transaction: async () => {
         throw new MongoServerError({ code: 91, errmsg: 'shutting down', errorLabels });
       },
@@ -183,6 +185,35 @@ describe('usage counters (MongoDB): what a send reads in its transaction', () =>
     counters.find = (filter) => (asked.push(filter._id.$in), find(filter));
     return asked;
   };
+
+  it('a send whose consumer’s read (beside its count, before the transaction) fails: the count is given back, no transaction run', async () => {
+    const { conn, total } = countersOf();
+    let transactions = 0;
+    Object.assign(conn, {
+      bucketMonthOf: () => monthOf(NOW),
+      months: async () => [monthOf(NOW)],
+      consumers: {
+        findOne: async () => {
+          throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+        },
+      },
+      transaction: async () => transactions++,
+    });
+    const input = {
+      id: newId('message', { now: () => NOW }),
+      eventType: 'a.b',
+      payload: '{}',
+      createdAt: NOW,
+      consumerExternalId: 'acme',
+      newConsumerId: 'con_1',
+      idempotencyKey: null,
+      idempotencySince: 0,
+      counters: [MONTH],
+    };
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never)).rejects.toMatchObject({ code: 189 });
+    expect(total()).toBe(0);
+    expect(transactions).toBe(0);
+  });
 
   it('a live send’s one counter, taken before the transaction: its value as the increment read it, and no read', async () => {
     const { conn } = countersOf();
