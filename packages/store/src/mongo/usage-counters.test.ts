@@ -53,6 +53,19 @@ function countersOf() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A live send of one counter (the month's), new consumer 'acme'. */
+const liveSend = () => ({
+  id: newId('message', { now: () => NOW }),
+  eventType: 'a.b',
+  payload: '{}',
+  createdAt: NOW,
+  consumerExternalId: 'acme',
+  newConsumerId: 'con_1',
+  idempotencyKey: null,
+  idempotencySince: 0,
+  counters: [MONTH],
+});
+
 describe('usage counters (MongoDB): counts given back', () => {
   it('takes one count a send, and refuses the send past the limit of 3 with its count given back', async () => {
     const { conn, total } = countersOf();
@@ -150,7 +163,6 @@ describe('usage counters (MongoDB): counts given back', () => {
     ['a write conflict the driver gave up on (nothing stored): the count is given back', ['TransientTransactionError'], 0],
   ])('a send whose transaction fails, %s', async (_what, errorLabels, counted) => {
     const { conn, total } = countersOf();
-    const id = newId('message', { now: () => NOW });
     Object.assign(conn, {
       bucketMonthOf: () => monthOf(NOW),
       months: async () => [monthOf(NOW)],
@@ -160,31 +172,9 @@ describe('usage counters (MongoDB): counts given back', () => {
         throw new MongoServerError({ code: 91, errmsg: 'shutting down', errorLabels });
       },
     });
-    const input = {
-      id,
-      eventType: 'a.b',
-      payload: '{}',
-      createdAt: NOW,
-      consumerExternalId: 'acme',
-      newConsumerId: 'con_1',
-      idempotencyKey: null,
-      idempotencySince: 0,
-      counters: [MONTH],
-    };
-    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never)).rejects.toMatchObject({ code: 91 });
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend() as never)).rejects.toMatchObject({ code: 91 });
     expect(total()).toBe(counted);
   });
-});
-
-describe('usage counters (MongoDB): what a send reads in its transaction', () => {
-  const session = {} as never;
-  const reads = (conn: MongoConnection) => {
-    const counters = conn.counters as unknown as { find: (filter: { _id: { $in: string[] } }) => unknown };
-    const find = counters.find;
-    const asked: string[][] = [];
-    counters.find = (filter) => (asked.push(filter._id.$in), find(filter));
-    return asked;
-  };
 
   it('a send whose consumer’s read (beside its count, before the transaction) fails: the count is given back, no transaction run', async () => {
     const { conn, total } = countersOf();
@@ -199,21 +189,21 @@ describe('usage counters (MongoDB): what a send reads in its transaction', () =>
       },
       transaction: async () => transactions++,
     });
-    const input = {
-      id: newId('message', { now: () => NOW }),
-      eventType: 'a.b',
-      payload: '{}',
-      createdAt: NOW,
-      consumerExternalId: 'acme',
-      newConsumerId: 'con_1',
-      idempotencyKey: null,
-      idempotencySince: 0,
-      counters: [MONTH],
-    };
-    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, input as never)).rejects.toMatchObject({ code: 189 });
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend() as never)).rejects.toMatchObject({ code: 189 });
     expect(total()).toBe(0);
     expect(transactions).toBe(0);
   });
+});
+
+describe('usage counters (MongoDB): what a send reads in its transaction', () => {
+  const session = {} as never;
+  const reads = (conn: MongoConnection) => {
+    const counters = conn.counters as unknown as { find: (filter: { _id: { $in: string[] } }) => unknown };
+    const find = counters.find;
+    const asked: string[][] = [];
+    counters.find = (filter) => (asked.push(filter._id.$in), find(filter));
+    return asked;
+  };
 
   it('a live send’s one counter, taken before the transaction: its value as the increment read it, and no read', async () => {
     const { conn } = countersOf();
