@@ -12,14 +12,15 @@ import { pendingCounts, pendingStatuses } from './message-status.ts';
 import { ensureMonth } from './month-buckets.ts';
 import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
-import { ON_PRIMARY } from './plans/plan.ts';
+import { MAJORITY_ON_PRIMARY, ON_PRIMARY } from './plans/plan.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
 // MessageRepo.create: one transaction, so the idempotency lookup and the writes see one
-// snapshot (the consumer and its endpoints are read before it, beside the count: the send
-// writes neither, so the snapshot never guarded them; readTargets). Two sends with one Idempotency-Key write one document in common (the key), so
+// snapshot (the consumer and its endpoints are read before it, beside the count, as the
+// snapshot would read them: a majority's, on the primary, at most TARGETS_FRESH_MS old;
+// readTargets). Two sends with one Idempotency-Key write one document in common (the key), so
 // one of them hits a write conflict and is run again by the driver, now seeing the other's
 // message.
 //
@@ -46,6 +47,9 @@ import { scope } from './query.ts';
 // that committed it after this one's snapshot; running again then finds that consumer.
 const CONSUMER_RACE_TRIES = 3;
 
+/** How old a send's consumer and endpoints, read before its transaction, may be when its first run uses them. */
+export const TARGETS_FRESH_MS = 5_000;
+
 /**
  * Writes a message with its deliveries and counters, or returns the idempotent original.
  * @returns the message written, or the earlier one with its key (`created: false`).
@@ -66,8 +70,9 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
     const replay = await conn.transaction((session) => replayInTransaction(conn, session, t, input));
     if (replay !== null) return replay;
   }
-  // Its consumer and endpoints, read beside its count (two round trips each, at once): the transaction's snapshot
-  // guarded none of them (a send writes neither), so reading them there only made the send two round trips longer.
+  // Its consumer and endpoints, read beside its count (two round trips each, at once), as the transaction's snapshot
+  // would have read them (readTargets); the transaction's first run uses them while they are fresh.
+  const readAt = performance.now();
   const targetsRead = readTargets(conn, t, input);
   targetsRead.catch(() => {}); // awaited below; a refused count must not leave its failure unheard
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
@@ -79,9 +84,15 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
     const known = await targetsRead;
     for (let tries = 1; ; tries++) {
       try {
-        // A consumer made by a racing send is found in the transaction run again (findOrCreateConsumer).
-        const targets = tries === 1 ? known : null;
-        const { created, due } = await conn.transaction((session) => createInTransaction(conn, session, t, input, values, targets));
+        // Once, and fresh (TARGETS_FRESH_MS): a run again — the driver's, after a write conflict or a failover, for up
+        // to 120 s, or this loop's — reads them in its own snapshot, so no read older than that is committed from
+        // (held-recheck.ts reckons with it).
+        let unused = tries === 1 && performance.now() - readAt <= TARGETS_FRESH_MS ? known : null;
+        const { created, due } = await conn.transaction((session) => {
+          const targets = unused;
+          unused = null;
+          return createInTransaction(conn, session, t, input, values, targets);
+        });
         written = created.created;
         // Stored: a failing noteDue must not answer an error for a message that was written
         // (the sender would send it again). The healer (delivery-claim.ts) finds its deliveries.
@@ -316,16 +327,19 @@ interface Targets {
 }
 
 /**
- * The consumer and its matching endpoints, before the transaction, on the primary (a lagging
- * secondary would miss an endpoint made a moment before the send). Null when the consumer does
- * not exist yet: the transaction makes it. No transaction's snapshot is lost: the send writes
- * neither, so a pause, a delete or a disabling racing it was never a conflict; what it races is
+ * The consumer and its matching endpoints, before the transaction, as its snapshot would have
+ * read them: on the primary (a lagging secondary would miss an endpoint made a moment before the
+ * send) and of what a majority holds (nothing a failover rolls back). Null when the consumer does
+ * not exist yet: the transaction makes it. The send writes neither document, so a pause, a delete
+ * or a disabling racing it was never a conflict in the transaction either; what it races is
  * mended as before (a delivery of an endpoint no longer active is held or failed when claimed:
- * stranded.ts; one held after a resume's walk, by the walk run again: held-recheck.ts).
+ * stranded.ts; one held after a resume's walk, by the walk run again: held-recheck.ts, whose
+ * reckoning holds these reads' TARGETS_FRESH_MS). An ordering dropped after the read: the send
+ * joins a lane the drop has let go of, whose delivery is its head (or the unlane walk frees it).
  */
 async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
   const q = P.consumerByExternalId(t, input.consumerExternalId);
-  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: { _id: 1 } });
+  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...MAJORITY_ON_PRIMARY, projection: { _id: 1 } });
   if (found === null) return null;
   const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId };
   return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
@@ -343,8 +357,8 @@ async function matchingEndpoints(
   // A trial goes to the one endpoint asked for, whatever event types it takes. Either way the
   // order is the index's (_id): ≤ MAX_ENDPOINTS_PER_CONSUMER endpoints, never sorted in memory.
   const q = onlyEndpointId === undefined ? P.matchingEndpoints(t, consumerId, eventType) : P.trialEndpoint(t, consumerId, onlyEndpointId);
-  // Outside a transaction on the primary; in one, the transaction's own.
-  const where = session === undefined ? ON_PRIMARY : { session };
+  // Outside a transaction as its snapshot would read (readTargets); in one, the transaction's own.
+  const where = session === undefined ? MAJORITY_ON_PRIMARY : { session };
   return conn.endpoints.find(q.filter, { ...q.options, ...where, projection: { _id: 1, url: 1, status: 1, ordering: 1 } }).toArray();
 }
 

@@ -3,14 +3,14 @@
 // is held, so the send must answer before it (noteDue's tenantsSoon).
 import { newId } from '@wirehook/core';
 import { MongoServerError, MongoWriteConcernError } from 'mongodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { claimRef } from '../ports/delivery-port.ts';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
 import { completeDelivery, plainCompletion } from './delivery-complete.ts';
 import { flushRollups } from './endpoint-stats-repo.ts';
-import { createMessage } from './message-create.ts';
+import { createMessage, TARGETS_FRESH_MS } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
 
@@ -99,17 +99,23 @@ describe('a live send’s commands (MongoDB)', () => {
     await tenantsLowered(conn);
   });
 
-  it('reads its consumer and endpoints on the primary, outside the transaction; a new consumer is made in it', async () => {
+  it('reads its consumer and endpoints as a transaction would (primary, a majority’s), outside it; a new consumer is made in it', async () => {
     const { conn, release } = standIn();
     const options: unknown[] = [];
     const findOne = conn.consumers.findOne;
+    const find = conn.endpoints.find;
     Object.assign(conn.consumers, {
       findOne: async (filter: unknown, o: unknown) => (options.push(o), (findOne as (...a: unknown[]) => unknown)(filter, o)),
     });
+    Object.assign(conn.endpoints, { find: (filter: unknown, o: unknown) => (options.push(o), (find as (...a: unknown[]) => unknown)(filter, o)) });
     const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
     await byNextTurn(sending);
-    expect(String((options[0] as { readPreference?: { mode: string } }).readPreference?.mode)).toBe('primary');
-    expect(options[0]).not.toHaveProperty('session');
+    expect(options).toHaveLength(2);
+    for (const o of options as { readPreference?: { mode: string }; readConcern?: unknown }[]) {
+      expect(String(o.readPreference?.mode)).toBe('primary');
+      expect(o.readConcern).toEqual({ level: 'majority' });
+      expect(o).not.toHaveProperty('session');
+    }
     release();
     await tenantsLowered(conn);
 
@@ -123,6 +129,44 @@ describe('a live send’s commands (MongoDB)', () => {
     expect(fresh.log.slice(0, 5)).toEqual(['consumers.findOne', 'counters.updateOne', 'counters.find', 'consumers.findOne (txn)', 'consumers.insertOne']);
     fresh.release();
     await tenantsLowered(fresh.conn);
+  });
+
+  it.each([
+    ['the driver runs its transaction again (a write conflict, a failover)', { rerun: true, staleMs: 0 }],
+    ['its first run comes more than 5 s after the read', { rerun: false, staleMs: TARGETS_FRESH_MS + 1 }],
+  ])('reads its consumer and endpoints again in the transaction when %s', async (_when, o) => {
+    const { conn, log, release } = standIn();
+    const where = (opts: { session?: unknown } | undefined) => (opts?.session ? ' (txn)' : '');
+    Object.assign(conn.consumers, {
+      findOne: async (_f: unknown, opts: { session?: unknown }) => (log.push(`consumers.findOne${where(opts)}`), { _id: 'con_1' }),
+    });
+    Object.assign(conn.endpoints, {
+      find: (_f: unknown, opts: { session?: unknown }) => ({
+        toArray: async () => (log.push(`endpoints.find${where(opts)}`), [{ _id: 'ep_1', url: 'https://example.test/hook', status: 'active' }]),
+      }),
+    });
+    let started = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => (started++ === 0 ? 0 : o.staleMs));
+    const run = conn.transaction;
+    Object.assign(conn, {
+      // As withTransaction does: the callback run again after a transient error, its first run's work discarded.
+      transaction: async <T>(fn: (session: unknown) => Promise<T>) => {
+        if (o.rerun) await fn({}).then(() => log.push('run again'));
+        return (run as (f: typeof fn) => Promise<T>)(fn);
+      },
+    });
+    try {
+      const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+      await byNextTurn(sending);
+      const committing = log.slice(log.lastIndexOf('run again') + 1, log.lastIndexOf('messages.insertOne'));
+      // The run that commits read both itself, in its snapshot; a first run (discarded) used the reads before it.
+      expect(committing.filter((c) => c.endsWith('(txn)'))).toEqual(['consumers.findOne (txn)', 'endpoints.find (txn)']);
+      if (o.rerun) expect(log.slice(0, log.indexOf('run again')).filter((c) => c.endsWith('(txn)'))).toEqual([]);
+    } finally {
+      now.mockRestore();
+      release();
+      await tenantsLowered(conn);
+    }
   });
 });
 
@@ -151,6 +195,8 @@ function completionStandIn(o: CompletionScene) {
   const options = new Map<string, unknown>();
   /** The delivery's updates (findOneAndUpdate's pipelines), in order. */
   const updates: unknown[] = [];
+  /** The attempt's writes again in the transaction (an unconfirmed insert's). */
+  const attemptUpserts: { filter: unknown; update: unknown }[] = [];
   const named =
     <T>(name: string, answer: (filter: Record<string, unknown>) => T) =>
     async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
@@ -161,6 +207,7 @@ function completionStandIn(o: CompletionScene) {
         filters.push(filter);
         updates.push(rest[0]);
       }
+      if (name === 'attempts.updateOne') attemptUpserts.push({ filter, update: rest[0] });
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       return answer(filter);
@@ -211,7 +258,7 @@ function completionStandIn(o: CompletionScene) {
     await flushRollups(conn);
     return completed;
   };
-  return { log, filters, options, updates, rolledUp, complete };
+  return { log, filters, options, updates, attemptUpserts, rolledUp, complete };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -249,7 +296,8 @@ describe('a completion’s commands (MongoDB)', () => {
     });
     const endpointRead = options.get('endpoints.findOne') as { readPreference?: { mode: string }; hint?: unknown; comment?: string };
     expect(String(endpointRead.readPreference?.mode)).toBe('primary');
-    expect(endpointRead).toMatchObject({ hint: { _id: 1 }, comment: 'deliveries.endpointAtCompletion' });
+    // A majority's, as a transaction's snapshot: a streak or a pause a failover rolls back is not acted on.
+    expect(endpointRead).toMatchObject({ hint: { _id: 1 }, comment: 'deliveries.endpointAtCompletion', readConcern: { level: 'majority' } });
   });
 
   it('a plain success notes nothing due', async () => {
@@ -273,7 +321,7 @@ describe('a completion’s commands (MongoDB)', () => {
   });
 
   it('an attempt a majority did not confirm in 10 s fails nothing: the transaction writes it again under its commit’s majority', async () => {
-    const { log, options, complete } = completionStandIn({
+    const { log, options, attemptUpserts, complete } = completionStandIn({
       endpoint: { status: 'active', failingSince: null },
       before: OPEN_PENDING,
       insertThrows: unconfirmed(),
@@ -288,8 +336,13 @@ describe('a completion’s commands (MongoDB)', () => {
       'attempts.updateOne (txn)',
       'commit',
     ]);
-    // An upsert by _id that inserts only where the first insert did not stand.
+    // An upsert by _id that inserts only where the first insert did not stand (its _id from the filter).
     expect(options.get('attempts.updateOne (txn)')).toMatchObject({ upsert: true, hint: { _id: 1 }, comment: 'deliveries.attemptById' });
+    const [upsert] = attemptUpserts as { filter: { _id: string }; update: { $setOnInsert: Record<string, unknown> } }[];
+    expect(Object.keys(upsert?.update ?? {})).toEqual(['$setOnInsert']);
+    expect(upsert?.filter).toEqual({ _id: expect.stringMatching(/^att_/) });
+    expect(upsert?.update.$setOnInsert).toMatchObject({ deliveryId: expect.any(String), orgId: 'org_1', at: NOW });
+    expect(upsert?.update.$setOnInsert).not.toHaveProperty('_id');
   });
 
   it('an unconfirmed attempt of a claim no longer current is written again with the count', async () => {
@@ -306,6 +359,13 @@ describe('a completion’s commands (MongoDB)', () => {
     } as never);
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: refused });
     expect(await complete(SUCCESS)).toEqual({ failed: refused });
+    expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
+  });
+
+  it('a write-concern error other than a majority’s wait run out (100: one the set cannot satisfy) fails the completion', async () => {
+    const unsatisfiable = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' } } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: unsatisfiable });
+    expect(await complete(SUCCESS)).toEqual({ failed: unsatisfiable });
     expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
   });
 
