@@ -8,7 +8,7 @@ import { addToRollups } from './endpoint-stats-repo.ts';
 import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
-import { COMPLETED_BY_MAJORITY, MAJORITY_ON_PRIMARY } from './plans/plan.ts';
+import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
 import { isUnconfirmedWrite } from './errors.ts';
 import { monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -122,13 +122,15 @@ function newState(outcome: AttemptOutcome, at: number, held: boolean | '$held'):
 }
 
 /**
- * The endpoint's status and streak, as a transaction would read them: on the primary (a
- * secondary's would decide a streak on a stale view) and of what a majority holds (nothing a
- * failover rolls back); null when deleted.
+ * The endpoint's status and streak, on the primary, its newest (a secondary's, or a majority's,
+ * would lag a streak just begun: a success taken for plain would leave it, and a failure days on
+ * would disable the endpoint at once); null when deleted. A read a failover rolls back can only
+ * turn a plain completion into one through the transaction, which reads again in its snapshot:
+ * the plain write takes nothing from the endpoint.
  */
 async function endpointAtCompletion(conn: MongoConnection, t: Tenant, endpointId: EndpointId): Promise<EndpointAtCompletion | null> {
   const e = P.endpointAtCompletion(t, endpointId);
-  const found = await conn.endpoints.findOne(e.filter, { ...e.options, ...MAJORITY_ON_PRIMARY, projection: { status: 1, failingSince: 1 } });
+  const found = await conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1, failingSince: 1 } });
   return found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
 }
 

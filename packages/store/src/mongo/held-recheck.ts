@@ -24,10 +24,10 @@ import { scope } from './query.ts';
  * lived transactionLifetimeLimitSeconds (60 s by default), found by a reaper that runs every half
  * of that: none lives past 90 s on a replica set. The resume's own transaction may commit up to
  * 90 s after it read the clock here, and a send that read the endpoint before that commit may
- * commit up to 90 s after it (a send's read before its transaction is used by its first run only,
- * and only within TARGETS_FRESH_MS, 5 s: message-create.ts); the dispatcher that starts the recheck
- * may read a clock a minute ahead (START_SKEW_MS): 4 minutes and 5 s in all, and the rest of a
- * minute of margin. warnLongTransactions tells at
+ * commit up to 90 s after it (a send holds a delivery only on a read in its transaction: one
+ * before it is taken only when every endpoint was active, message-create.ts); the dispatcher that
+ * starts the recheck may read a clock a minute ahead (START_SKEW_MS): 4 minutes in all, and one
+ * more of margin. warnLongTransactions tells at
  * start of a server whose limit is longer.
  */
 export const HELD_RECHECK_MS = 5 * 60_000;

@@ -1,4 +1,4 @@
-import { messageStatus, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -12,15 +12,14 @@ import { pendingCounts, pendingStatuses } from './message-status.ts';
 import { ensureMonth } from './month-buckets.ts';
 import { type Month, monthOf, monthOfId, nextMonth } from './months.ts';
 import { joinLane } from './ordered-lanes.ts';
-import { MAJORITY_ON_PRIMARY, ON_PRIMARY } from './plans/plan.ts';
+import { ON_PRIMARY } from './plans/plan.ts';
 import { MESSAGES_PLANS as P } from './plans/messages.ts';
 import { counterValues, giveBack, takeCounts } from './usage-counters.ts';
 import { scope } from './query.ts';
 
 // MessageRepo.create: one transaction, so the idempotency lookup and the writes see one
-// snapshot (the consumer and its endpoints are read before it, beside the count, as the
-// snapshot would read them: a majority's, on the primary, at most TARGETS_FRESH_MS old;
-// readTargets). Two sends with one Idempotency-Key write one document in common (the key), so
+// snapshot (the consumer and its endpoints are read before it, beside the count, and taken by
+// its first run when every endpoint was active: readTargets). Two sends with one Idempotency-Key write one document in common (the key), so
 // one of them hits a write conflict and is run again by the driver, now seeing the other's
 // message.
 //
@@ -47,9 +46,6 @@ import { scope } from './query.ts';
 // that committed it after this one's snapshot; running again then finds that consumer.
 const CONSUMER_RACE_TRIES = 3;
 
-/** How old a send's consumer and endpoints, read before its transaction, may be when its first run uses them. */
-export const TARGETS_FRESH_MS = 5_000;
-
 /**
  * Writes a message with its deliveries and counters, or returns the idempotent original.
  * @returns the message written, or the earlier one with its key (`created: false`).
@@ -70,28 +66,27 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
     const replay = await conn.transaction((session) => replayInTransaction(conn, session, t, input));
     if (replay !== null) return replay;
   }
-  // Its consumer and endpoints, read beside its count (two round trips each, at once), as the transaction's snapshot
-  // would have read them (readTargets); the transaction's first run uses them while they are fresh.
-  const readAt = performance.now();
-  const targetsRead = readTargets(conn, t, input);
-  targetsRead.catch(() => {}); // awaited below; a refused count must not leave its failure unheard
-  const { taken, values } = await takeCounts(conn, input.counters, input.createdAt);
+  // Its consumer and endpoints, read beside its count (two round trips each, at once; readTargets) — unless its
+  // organization was refused a count a moment ago: a send at its plan's limit pays its count alone.
+  const targetsRead = refusedLately(input) ? null : readTargets(conn, t, input).catch(() => null);
+  const { taken, values } = await takeCounts(conn, input.counters, input.createdAt).catch((err: unknown) => {
+    if (err instanceof PlanLimitError) noteRefused(input);
+    throw err;
+  });
   let written = false;
   // A commit the driver could not confirm may have stored the message: its count stays taken
   // (one high at most, and the limit never passed) rather than given back.
   let maybeWritten = false;
   try {
-    const known = await targetsRead;
+    // Failed (an election, a slow primary): the transaction reads them, as the driver tries it again.
+    let unused = await targetsRead;
     for (let tries = 1; ; tries++) {
       try {
-        // Once, and fresh (TARGETS_FRESH_MS): a run again — the driver's, after a write conflict or a failover, for up
-        // to 120 s, or this loop's — reads them in its own snapshot, so no read older than that is committed from
-        // (held-recheck.ts reckons with it).
-        let unused = tries === 1 && performance.now() - readAt <= TARGETS_FRESH_MS ? known : null;
+        // Its first run only: a run again — the driver's, after a write conflict or a failover — reads in its own snapshot.
         const { created, due } = await conn.transaction((session) => {
-          const targets = unused;
+          const known = unused;
           unused = null;
-          return createInTransaction(conn, session, t, input, values, targets);
+          return createInTransaction(conn, session, t, input, values, known);
         });
         written = created.created;
         // Stored: a failing noteDue must not answer an error for a message that was written
@@ -116,7 +111,7 @@ async function createInTransaction(
   t: Tenant,
   input: NewMessage,
   taken: Record<string, number>,
-  /** The consumer and its endpoints read before the transaction; null when the consumer is new (made here). */
+  /** The consumer and its endpoints read before the transaction (readTargets); null: read here (a consumer new to the send made here). */
   known: Targets | null,
 ): Promise<{ created: CreatedMessage; due: DueNote[] }> {
   const replay = await replayInTransaction(conn, session, t, input);
@@ -127,7 +122,14 @@ async function createInTransaction(
   if (input.idempotencyKey !== null) await takeIdempotencyKey(conn, session, t, input, input.idempotencyKey);
 
   const consumer = known?.consumer ?? (await findOrCreateConsumer(conn, session, t, input));
-  const targets = known?.endpoints ?? (await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId));
+  // The endpoints read before, when every one was active: a held delivery is decided in the snapshot only, as a resume's
+  // recheck reckons (held-recheck.ts); a stale `active` is mended when its delivery is claimed (stranded.ts). None for a
+  // consumer made here.
+  const targets = known?.endpoints.every((e) => e.status === 'active')
+    ? known.endpoints
+    : consumer.created
+      ? []
+      : await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId);
   const message: Message = {
     id: input.id,
     consumerId: consumer.id,
@@ -308,13 +310,13 @@ async function findOrCreateConsumer(
   session: ClientSession,
   t: Tenant,
   input: NewMessage,
-): Promise<{ id: ConsumerId; externalId: string }> {
+): Promise<{ id: ConsumerId; externalId: string; created: boolean }> {
   const externalId = input.consumerExternalId;
   const q = P.consumerByExternalId(t, externalId);
   const found = await conn.consumers.findOne(q.filter, { ...q.options, session, projection: { _id: 1 } });
-  if (found !== null) return { id: found._id as ConsumerId, externalId };
+  if (found !== null) return { id: found._id as ConsumerId, externalId, created: false };
   await conn.consumers.insertOne({ _id: input.newConsumerId, ...scope(t), externalId, name: null, createdAt: input.createdAt, endpointCount: 0 }, { session });
-  return { id: input.newConsumerId, externalId };
+  return { id: input.newConsumerId, externalId, created: true };
 }
 
 /** The endpoint fields a send writes its deliveries from. */
@@ -322,27 +324,43 @@ type TargetEndpoint = Pick<EndpointDoc, '_id' | 'url' | 'status' | 'ordering'>;
 
 /** A send's consumer and the endpoints it goes to. */
 interface Targets {
-  consumer: { id: ConsumerId; externalId: string };
+  consumer: { id: ConsumerId; externalId: string; created: boolean };
   endpoints: TargetEndpoint[];
 }
 
 /**
- * The consumer and its matching endpoints, before the transaction, as its snapshot would have
- * read them: on the primary (a lagging secondary would miss an endpoint made a moment before the
- * send) and of what a majority holds (nothing a failover rolls back). Null when the consumer does
- * not exist yet: the transaction makes it. The send writes neither document, so a pause, a delete
- * or a disabling racing it was never a conflict in the transaction either; what it races is
- * mended as before (a delivery of an endpoint no longer active is held or failed when claimed:
- * stranded.ts; one held after a resume's walk, by the walk run again: held-recheck.ts, whose
- * reckoning holds these reads' TARGETS_FRESH_MS). An ordering dropped after the read: the send
- * joins a lane the drop has let go of, whose delivery is its head (or the unlane walk frees it).
+ * The consumer and its matching endpoints, before the transaction, on the primary (a lagging
+ * secondary would miss an endpoint made a moment before the send); null when the consumer does
+ * not exist yet (the transaction makes it). The send writes neither document, so a pause, a
+ * delete or a disabling racing it was no conflict in the transaction either. The transaction's
+ * first run takes the endpoints only when every one is active (createInTransaction): a stale
+ * `active` — a pause since, a write a failover rolled back — is mended when its delivery is
+ * claimed (stranded.ts), where a stale `paused` would hold a delivery no walk comes back for. An
+ * ordering dropped after the read: the send joins a lane the drop let go of, as its head (or the
+ * unlane walk frees it).
  */
 async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
   const q = P.consumerByExternalId(t, input.consumerExternalId);
-  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...MAJORITY_ON_PRIMARY, projection: { _id: 1 } });
+  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: { _id: 1 } });
   if (found === null) return null;
-  const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId };
+  const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId, created: false };
   return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
+}
+
+/** How long a send of an organization refused a count skips the reads beside its count (REFUSED_KEPT at most, by counter key). */
+const REFUSED_FOR_MS = 1_000;
+const REFUSED_KEPT = 10_000;
+const refusedUntil = new Map<string, number>();
+
+/** Whether a counter of this send was refused within REFUSED_FOR_MS (by the process's monotonic clock). */
+function refusedLately(input: Pick<NewMessage, 'counters'>): boolean {
+  const now = performance.now();
+  return input.counters.some((c) => (refusedUntil.get(c.key) ?? 0) > now);
+}
+
+function noteRefused(input: Pick<NewMessage, 'counters'>): void {
+  if (refusedUntil.size >= REFUSED_KEPT) refusedUntil.clear();
+  for (const c of input.counters) if (c.increment) refusedUntil.set(c.key, performance.now() + REFUSED_FOR_MS);
 }
 
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */
@@ -357,8 +375,8 @@ async function matchingEndpoints(
   // A trial goes to the one endpoint asked for, whatever event types it takes. Either way the
   // order is the index's (_id): ≤ MAX_ENDPOINTS_PER_CONSUMER endpoints, never sorted in memory.
   const q = onlyEndpointId === undefined ? P.matchingEndpoints(t, consumerId, eventType) : P.trialEndpoint(t, consumerId, onlyEndpointId);
-  // Outside a transaction as its snapshot would read (readTargets); in one, the transaction's own.
-  const where = session === undefined ? MAJORITY_ON_PRIMARY : { session };
+  // Outside a transaction on the primary (readTargets); in one, the transaction's own.
+  const where = session === undefined ? ON_PRIMARY : { session };
   return conn.endpoints.find(q.filter, { ...q.options, ...where, projection: { _id: 1, url: 1, status: 1, ordering: 1 } }).toArray();
 }
 

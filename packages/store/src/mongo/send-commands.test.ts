@@ -1,16 +1,16 @@
 // The commands a live send (and a completion) waits for (message-create.ts createMessage; docs/operations.md, "Commands a send
 // waits for"), without a server: stand-in collections that log each command in order. The tenants' `$min`
 // is held, so the send must answer before it (noteDue's tenantsSoon).
-import { newId } from '@wirehook/core';
+import { newId, PlanLimitError } from '@wirehook/core';
 import { MongoServerError, MongoWriteConcernError } from 'mongodb';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claimRef } from '../ports/delivery-port.ts';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
 import { completeDelivery, plainCompletion } from './delivery-complete.ts';
 import { flushRollups } from './endpoint-stats-repo.ts';
-import { createMessage, TARGETS_FRESH_MS } from './message-create.ts';
+import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
 
@@ -99,7 +99,7 @@ describe('a live send’s commands (MongoDB)', () => {
     await tenantsLowered(conn);
   });
 
-  it('reads its consumer and endpoints as a transaction would (primary, a majority’s), outside it; a new consumer is made in it', async () => {
+  it('reads its consumer and endpoints on the primary, outside its transaction; a new consumer is made in it, no endpoint read for it', async () => {
     const { conn, release } = standIn();
     const options: unknown[] = [];
     const findOne = conn.consumers.findOne;
@@ -111,9 +111,8 @@ describe('a live send’s commands (MongoDB)', () => {
     const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
     await byNextTurn(sending);
     expect(options).toHaveLength(2);
-    for (const o of options as { readPreference?: { mode: string }; readConcern?: unknown }[]) {
+    for (const o of options as { readPreference?: { mode: string } }[]) {
       expect(String(o.readPreference?.mode)).toBe('primary');
-      expect(o.readConcern).toEqual({ level: 'majority' });
       expect(o).not.toHaveProperty('session');
     }
     release();
@@ -126,47 +125,100 @@ describe('a live send’s commands (MongoDB)', () => {
     });
     const made = createMessage(fresh.conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
     await byNextTurn(made);
-    expect(fresh.log.slice(0, 5)).toEqual(['consumers.findOne', 'counters.updateOne', 'counters.find', 'consumers.findOne (txn)', 'consumers.insertOne']);
+    // Made here, it has no endpoint to read: the message is inserted next.
+    expect(fresh.log.slice(0, 6)).toEqual([
+      'consumers.findOne',
+      'counters.updateOne',
+      'counters.find',
+      'consumers.findOne (txn)',
+      'consumers.insertOne',
+      'messages.insertOne',
+    ]);
     fresh.release();
     await tenantsLowered(fresh.conn);
   });
 
-  it.each([
-    ['the driver runs its transaction again (a write conflict, a failover)', { rerun: true, staleMs: 0 }],
-    ['its first run comes more than 5 s after the read', { rerun: false, staleMs: TARGETS_FRESH_MS + 1 }],
-  ])('reads its consumer and endpoints again in the transaction when %s', async (_when, o) => {
-    const { conn, log, release } = standIn();
+  /** A stand-in whose consumer and endpoint reads log `(txn)` inside the transaction; the endpoint's status as given. */
+  const readsLogged = (status: string) => {
+    const scene = standIn();
     const where = (opts: { session?: unknown } | undefined) => (opts?.session ? ' (txn)' : '');
-    Object.assign(conn.consumers, {
-      findOne: async (_f: unknown, opts: { session?: unknown }) => (log.push(`consumers.findOne${where(opts)}`), { _id: 'con_1' }),
+    Object.assign(scene.conn.consumers, {
+      findOne: async (_f: unknown, opts: { session?: unknown }) => (scene.log.push(`consumers.findOne${where(opts)}`), { _id: 'con_1' }),
     });
-    Object.assign(conn.endpoints, {
+    Object.assign(scene.conn.endpoints, {
       find: (_f: unknown, opts: { session?: unknown }) => ({
-        toArray: async () => (log.push(`endpoints.find${where(opts)}`), [{ _id: 'ep_1', url: 'https://example.test/hook', status: 'active' }]),
+        toArray: async () => (scene.log.push(`endpoints.find${where(opts)}`), [{ _id: 'ep_1', url: 'https://example.test/hook', status }]),
       }),
     });
-    let started = 0;
-    const now = vi.spyOn(performance, 'now').mockImplementation(() => (started++ === 0 ? 0 : o.staleMs));
+    return scene;
+  };
+  const send = (conn: MongoConnection) =>
+    createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+
+  it('its first run only takes the reads made before it: the driver’s run again (a write conflict, a failover) reads in its snapshot', async () => {
+    const { conn, log, release } = readsLogged('active');
     const run = conn.transaction;
     Object.assign(conn, {
       // As withTransaction does: the callback run again after a transient error, its first run's work discarded.
       transaction: async <T>(fn: (session: unknown) => Promise<T>) => {
-        if (o.rerun) await fn({}).then(() => log.push('run again'));
+        await fn({}).then(() => log.push('run again'));
         return (run as (f: typeof fn) => Promise<T>)(fn);
       },
     });
-    try {
-      const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
-      await byNextTurn(sending);
-      const committing = log.slice(log.lastIndexOf('run again') + 1, log.lastIndexOf('messages.insertOne'));
-      // The run that commits read both itself, in its snapshot; a first run (discarded) used the reads before it.
-      expect(committing.filter((c) => c.endsWith('(txn)'))).toEqual(['consumers.findOne (txn)', 'endpoints.find (txn)']);
-      if (o.rerun) expect(log.slice(0, log.indexOf('run again')).filter((c) => c.endsWith('(txn)'))).toEqual([]);
-    } finally {
-      now.mockRestore();
-      release();
-      await tenantsLowered(conn);
-    }
+    await byNextTurn(send(conn));
+    const committing = log.slice(log.lastIndexOf('run again') + 1, log.lastIndexOf('messages.insertOne'));
+    expect(committing.filter((c) => c.endsWith('(txn)'))).toEqual(['consumers.findOne (txn)', 'endpoints.find (txn)']);
+    expect(log.slice(0, log.indexOf('run again')).filter((c) => c.endsWith('(txn)'))).toEqual([]);
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('an endpoint read paused before the transaction is read again in it: a held delivery is decided in the snapshot only', async () => {
+    const { conn, log, release } = readsLogged('paused');
+    await byNextTurn(send(conn));
+    // (The reads and the count interleave; then the transaction reads the endpoints again.)
+    expect(log.slice(0, log.indexOf('messages.insertOne'))).toEqual([
+      'consumers.findOne',
+      'counters.updateOne',
+      'endpoints.find',
+      'counters.find',
+      'endpoints.find (txn)',
+    ]);
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('reads that failed before the transaction are made in it (the driver tries it again); the count stays with the message', async () => {
+    const { conn, log, release } = readsLogged('active');
+    Object.assign(conn.consumers, {
+      findOne: async (_f: unknown, opts: { session?: unknown }) => {
+        if (opts?.session === undefined) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+        log.push('consumers.findOne (txn)');
+        return { _id: 'con_1' };
+      },
+    });
+    const created = await byNextTurn(send(conn));
+    expect(created).toMatchObject({ created: true, counters: { [MONTH.key]: 1 } });
+    expect(log.slice(0, log.indexOf('messages.insertOne'))).toEqual(['counters.updateOne', 'counters.find', 'consumers.findOne (txn)', 'endpoints.find (txn)']);
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('an organization refused a count: its next send within 1 s pays its count alone, no reads beside it', async () => {
+    const { conn, log, release } = readsLogged('active');
+    const atLimit = { ...MONTH, key: `live:org_refused_${NOW}:2026-12`, limit: 1 };
+    Object.assign(conn.counters, {
+      find: () => ({ toArray: async () => (log.push('counters.find'), [{ _id: atLimit.key, value: 2, expiresAt: new Date(atLimit.expiresAt) }]) }),
+    });
+    const sendAtLimit = () =>
+      createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND, counters: [atLimit] } as never);
+    await expect(sendAtLimit()).rejects.toBeInstanceOf(PlanLimitError);
+    expect(log).toContain('consumers.findOne');
+    log.splice(0);
+    await expect(sendAtLimit()).rejects.toBeInstanceOf(PlanLimitError);
+    expect(log.some((c) => c.startsWith('consumers.') || c.startsWith('endpoints.'))).toBe(false);
+    release();
+    await tenantsLowered(conn);
   });
 });
 
@@ -184,6 +236,8 @@ interface CompletionScene {
   /** What the attempt's insert throws, if anything; likewise the plain write. */
   insertThrows?: Error;
   plainWriteThrows?: Error;
+  /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
+  gate?: Promise<void>;
 }
 
 function completionStandIn(o: CompletionScene) {
@@ -208,6 +262,7 @@ function completionStandIn(o: CompletionScene) {
         updates.push(rest[0]);
       }
       if (name === 'attempts.updateOne') attemptUpserts.push({ filter, update: rest[0] });
+      if ((logged === 'attempts.insertOne' || logged === 'endpoints.findOne') && o.gate) await o.gate;
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       return answer(filter);
@@ -250,15 +305,25 @@ function completionStandIn(o: CompletionScene) {
     url: 'https://example.test/hook',
   };
   const claim = { tenant: { orgId: 'org_1', env: 'live' }, deliveryId, endpointId: 'ep_1', leaseToken: 1, ...(o.ordered ? { ordered: true } : {}) };
+  let completing: Promise<unknown> = Promise.resolve();
   const complete = async (outcome: Record<string, unknown>) => {
-    const completing = completeDelivery(conn, claim as never, { attempt, countsTowardPolicy: true, ...outcome } as never);
-    const completed = await byNextTurn(completing.catch((err: unknown) => ({ failed: err })));
+    completing = completeDelivery(conn, claim as never, { attempt, countsTowardPolicy: true, ...outcome } as never).catch((err: unknown) => ({
+      failed: err,
+    }));
+    const completed = await byNextTurn(completing);
     release();
     await tenantsLowered(conn);
     await flushRollups(conn);
     return completed;
   };
-  return { log, filters, options, updates, attemptUpserts, rolledUp, complete };
+  /** The last completion to its end (one a gate held), its rollups flushed. */
+  const finish = async () => {
+    const completed = await completing;
+    await tenantsLowered(conn);
+    await flushRollups(conn);
+    return completed;
+  };
+  return { log, filters, options, updates, attemptUpserts, rolledUp, complete, finish };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -297,7 +362,26 @@ describe('a completion’s commands (MongoDB)', () => {
     const endpointRead = options.get('endpoints.findOne') as { readPreference?: { mode: string }; hint?: unknown; comment?: string };
     expect(String(endpointRead.readPreference?.mode)).toBe('primary');
     // A majority's, as a transaction's snapshot: a streak or a pause a failover rolls back is not acted on.
-    expect(endpointRead).toMatchObject({ hint: { _id: 1 }, comment: 'deliveries.endpointAtCompletion', readConcern: { level: 'majority' } });
+    // Its newest (not a majority's, which would lag a streak just begun).
+    expect(endpointRead).toMatchObject({ hint: { _id: 1 }, comment: 'deliveries.endpointAtCompletion' });
+    expect(endpointRead).not.toHaveProperty('readConcern');
+  });
+
+  it('sends the endpoint’s read and the attempt’s insert at once: one round trip’s wait for both', async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { log, complete, finish } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, gate });
+    expect(await complete(SUCCESS)).toBe('waiting');
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne']);
+    open();
+    expect(await finish()).toMatchObject({ applied: true });
+  });
+
+  it('a dispatcher whose clock is still in the month before its delivery’s: the attempt is written first all the same', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2026, 10, 30, 23, 59) };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 3)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
   it('a plain success notes nothing due', async () => {

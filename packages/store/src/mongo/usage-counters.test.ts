@@ -176,7 +176,7 @@ describe('usage counters (MongoDB): counts given back', () => {
     expect(total()).toBe(counted);
   });
 
-  it('a send whose consumer’s read (beside its count, before the transaction) fails: the count is given back, no transaction run', async () => {
+  it('a send whose reads beside its count fail goes on: its transaction reads them (one that then fails gives the count back)', async () => {
     const { conn, total } = countersOf();
     let transactions = 0;
     Object.assign(conn, {
@@ -187,11 +187,37 @@ describe('usage counters (MongoDB): counts given back', () => {
           throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
         },
       },
-      transaction: async () => transactions++,
+      transaction: async () => {
+        transactions++;
+        throw new MongoServerError({ code: 91, errmsg: 'shutting down' });
+      },
     });
-    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend() as never)).rejects.toMatchObject({ code: 189 });
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend() as never)).rejects.toMatchObject({ code: 91 });
+    expect(transactions).toBe(1);
     expect(total()).toBe(0);
-    expect(transactions).toBe(0);
+  });
+
+  it('a send refused its count while its reads are still out: refused, and their later failure heard by no one', async () => {
+    const { conn } = countersOf();
+    let failRead = () => {};
+    const readFails = new Promise<void>((resolve) => (failRead = resolve));
+    Object.assign(conn, {
+      bucketMonthOf: () => monthOf(NOW),
+      months: async () => [monthOf(NOW)],
+      consumers: {
+        findOne: async () => {
+          await readFails;
+          throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+        },
+      },
+    });
+    const full = { ...MONTH, key: `live:org_full_${NOW}:2026-12`, limit: 0 };
+    await expect(createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { ...liveSend(), counters: [full] } as never)).rejects.toBeInstanceOf(
+      PlanLimitError,
+    );
+    failRead();
+    // An unhandled rejection would fail the run (vitest reports it) on the turns that follow.
+    await new Promise((resolve) => setImmediate(resolve));
   });
 });
 

@@ -38,13 +38,6 @@ export const RELEASED_BY_PRIMARY = { w: 1 } as const satisfies WriteConcernSetti
 /** A read's options on the primary, whatever MONGODB_URL's readPreference (PlanSpec.primary says when). */
 export const ON_PRIMARY = { readPreference: ReadPreference.primary } as const;
 
-/**
- * A read outside a transaction that stands in for one inside it: on the primary, and of what a
- * majority holds — what a transaction's snapshot read, so nothing a failover rolls back is acted on
- * (a pause rolled back would leave a send's delivery held on an active endpoint, with no walk to come).
- */
-export const MAJORITY_ON_PRIMARY = { ...ON_PRIMARY, readConcern: { level: 'majority' } } as const;
-
 /** The server's time in ms (`$$NOW`), as leases and counts store it: the processes' clocks may disagree. */
 export const SERVER_NOW_MS = { $toLong: '$$NOW' } as const;
 
