@@ -68,9 +68,9 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   }
   // Its consumer and endpoints, read beside its count (two round trips each, at once; readTargets) — unless its
   // organization was refused a count a moment ago: a send at its plan's limit pays its count alone.
-  const targetsRead = refusedLately(input) ? null : readTargets(conn, t, input).catch(() => null);
+  const targetsRead = refusedLately(conn, input) ? null : readTargets(conn, t, input).catch(() => null);
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt).catch((err: unknown) => {
-    if (err instanceof PlanLimitError) noteRefused(input);
+    if (err instanceof PlanLimitError) noteRefused(conn, input);
     throw err;
   });
   let written = false;
@@ -123,7 +123,7 @@ async function createInTransaction(
 
   const consumer = known?.consumer ?? (await findOrCreateConsumer(conn, session, t, input));
   // The endpoints read before, when every one was active: a held delivery is decided in the snapshot only, as a resume's
-  // recheck reckons (held-recheck.ts); a stale `active` is mended when its delivery is claimed (stranded.ts). None for a
+  // recheck reckons (held-recheck.ts); a stale `active` is mended once its delivery is due (readTargets). None for a
   // consumer made here.
   const targets = known?.endpoints.every((e) => e.status === 'active')
     ? known.endpoints
@@ -331,36 +331,52 @@ interface Targets {
 /**
  * The consumer and its matching endpoints, before the transaction, on the primary (a lagging
  * secondary would miss an endpoint made a moment before the send); null when the consumer does
- * not exist yet (the transaction makes it). The send writes neither document, so a pause, a
- * delete or a disabling racing it was no conflict in the transaction either. The transaction's
- * first run takes the endpoints only when every one is active (createInTransaction): a stale
- * `active` — a pause since, a write a failover rolled back — is mended when its delivery is
- * claimed (stranded.ts), where a stale `paused` would hold a delivery no walk comes back for. An
- * ordering dropped after the read: the send joins a lane the drop let go of, as its head (or the
- * unlane walk frees it).
+ * not exist yet (the transaction makes it). The consumer as a majority holds it: one a failover
+ * rolls back (a racing send's, not yet confirmed) must not be named by this send's message; one
+ * not confirmed yet is found, or made, in the transaction. The send writes neither document, so a
+ * pause, a delete or a disabling racing it was no conflict in the transaction either. The
+ * transaction's first run takes the endpoints only when every one is active (createInTransaction):
+ * a stale `active` — a pause since, a write a failover rolled back — is mended once the delivery
+ * is due (the sweep's stranded repair holds it, or fails it with its endpoint: stranded.ts; one
+ * waiting in a lane has its hold decided when it is promoted), where a stale `paused` would hold a
+ * delivery no walk comes back for. An ordering changed after the read: dropped, the send joins a
+ * lane the drop let go of (as its head, or behind a head the lane still names until the unlane
+ * walk frees it); turned on, the send goes unlaned beside the lane — as with a read in the
+ * snapshot, over a window two round trips longer.
  */
 async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
   const q = P.consumerByExternalId(t, input.consumerExternalId);
-  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...ON_PRIMARY, projection: { _id: 1 } });
+  const found = await conn.consumers.findOne(q.filter, { ...q.options, ...ON_PRIMARY, readConcern: { level: 'majority' }, projection: { _id: 1 } });
   if (found === null) return null;
   const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId, created: false };
   return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
 }
 
-/** How long a send of an organization refused a count skips the reads beside its count (REFUSED_KEPT at most, by counter key). */
+/**
+ * How long a send whose counter was refused skips the reads beside its count, by counter key and
+ * connection (a store's own: several in one process share nothing); REFUSED_KEPT keys at most.
+ */
 const REFUSED_FOR_MS = 1_000;
 const REFUSED_KEPT = 10_000;
-const refusedUntil = new Map<string, number>();
+const refusedUntil = new WeakMap<MongoConnection, Map<string, number>>();
 
-/** Whether a counter of this send was refused within REFUSED_FOR_MS (by the process's monotonic clock). */
-function refusedLately(input: Pick<NewMessage, 'counters'>): boolean {
-  const now = performance.now();
-  return input.counters.some((c) => (refusedUntil.get(c.key) ?? 0) > now);
+function refusedOf(conn: MongoConnection): Map<string, number> {
+  let refused = refusedUntil.get(conn);
+  if (refused === undefined) refusedUntil.set(conn, (refused = new Map()));
+  return refused;
 }
 
-function noteRefused(input: Pick<NewMessage, 'counters'>): void {
-  if (refusedUntil.size >= REFUSED_KEPT) refusedUntil.clear();
-  for (const c of input.counters) if (c.increment) refusedUntil.set(c.key, performance.now() + REFUSED_FOR_MS);
+/** Whether a counter this send takes was refused within REFUSED_FOR_MS (by the process's monotonic clock). */
+function refusedLately(conn: MongoConnection, input: Pick<NewMessage, 'counters'>): boolean {
+  const refused = refusedOf(conn);
+  const now = performance.now();
+  return input.counters.some((c) => c.increment && (refused.get(c.key) ?? 0) > now);
+}
+
+function noteRefused(conn: MongoConnection, input: Pick<NewMessage, 'counters'>): void {
+  const refused = refusedOf(conn);
+  if (refused.size >= REFUSED_KEPT) refused.clear();
+  for (const c of input.counters) if (c.increment) refused.set(c.key, performance.now() + REFUSED_FOR_MS);
 }
 
 /** Endpoints of the consumer that take `eventType` and are not disabled (a paused one holds its delivery). */

@@ -138,22 +138,73 @@ describe('a live send’s commands (MongoDB)', () => {
     await tenantsLowered(fresh.conn);
   });
 
-  /** A stand-in whose consumer and endpoint reads log `(txn)` inside the transaction; the endpoint's status as given. */
-  const readsLogged = (status: string) => {
+  /**
+   * A stand-in whose consumer and endpoint reads log `(txn)` inside the transaction, and keep what they were sent; the
+   * endpoints found have the statuses given.
+   */
+  const readsLogged = (...statuses: string[]) => {
     const scene = standIn();
+    const sent: { name: string; filter: Record<string, unknown>; opts: Record<string, unknown> }[] = [];
     const where = (opts: { session?: unknown } | undefined) => (opts?.session ? ' (txn)' : '');
     Object.assign(scene.conn.consumers, {
-      findOne: async (_f: unknown, opts: { session?: unknown }) => (scene.log.push(`consumers.findOne${where(opts)}`), { _id: 'con_1' }),
+      findOne: async (filter: Record<string, unknown>, opts: Record<string, unknown>) => {
+        sent.push({ name: `consumers.findOne${where(opts)}`, filter, opts });
+        return (scene.log.push(`consumers.findOne${where(opts)}`), { _id: 'con_1' });
+      },
     });
+    const found = statuses.map((status, i) => ({ _id: `ep_${i + 1}`, url: 'https://example.test/hook', status }));
     Object.assign(scene.conn.endpoints, {
-      find: (_f: unknown, opts: { session?: unknown }) => ({
-        toArray: async () => (scene.log.push(`endpoints.find${where(opts)}`), [{ _id: 'ep_1', url: 'https://example.test/hook', status }]),
-      }),
+      find: (filter: Record<string, unknown>, opts: Record<string, unknown>) => {
+        sent.push({ name: `endpoints.find${where(opts)}`, filter, opts });
+        return { toArray: async () => (scene.log.push(`endpoints.find${where(opts)}`), found) };
+      },
     });
-    return scene;
+    return { ...scene, sent };
   };
-  const send = (conn: MongoConnection) =>
-    createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+  const send = (conn: MongoConnection, more: Record<string, unknown> = {}) =>
+    createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND, ...more } as never);
+
+  it('takes an empty read (no endpoint matches): five round trips, nothing read in the transaction', async () => {
+    const { conn, log, release } = readsLogged();
+    expect(await byNextTurn(send(conn))).toMatchObject({ created: true, deliveryIds: [] });
+    expect(log.filter((c) => c.endsWith('(txn)'))).toEqual([]);
+    expect(log.slice(log.indexOf('counters.find') + 1)).toEqual(['messages.insertOne', 'messageBodies.insertOne', 'commit']);
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('one endpoint of several read paused: all read again in the transaction', async () => {
+    const { conn, log, release } = readsLogged('active', 'paused');
+    await byNextTurn(send(conn));
+    expect(log.filter((c) => c.endsWith('(txn)'))).toEqual(['endpoints.find (txn)']);
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('the consumer as a majority holds it (a racing send’s, rolled back, is not named); the endpoints as the primary has them', async () => {
+    const { conn, sent, release } = readsLogged('active');
+    await byNextTurn(send(conn));
+    const [consumer, endpoints] = sent;
+    expect(consumer?.opts).toMatchObject({ readConcern: { level: 'majority' } });
+    expect(String((endpoints?.opts as { readPreference?: { mode: string } } | undefined)?.readPreference?.mode)).toBe('primary');
+    expect(endpoints?.opts).not.toHaveProperty('readConcern');
+    release();
+    await tenantsLowered(conn);
+  });
+
+  it('a trial send reads its one endpoint by _id before the transaction, and again in it when read paused', async () => {
+    const { conn, log, sent, release } = readsLogged('paused');
+    await byNextTurn(send(conn, { onlyEndpointId: 'ep_trial' }));
+    const trialReads = sent.filter((c) => c.name.startsWith('endpoints.find'));
+    expect(trialReads.map((c) => c.name)).toEqual(['endpoints.find', 'endpoints.find (txn)']);
+    for (const read of trialReads) {
+      expect(read.filter).toMatchObject({ _id: 'ep_trial', consumerId: 'con_1' });
+      expect(read.opts).toMatchObject({ hint: { _id: 1 }, comment: 'messages.trialEndpoint' });
+    }
+    expect(log).toContain('endpoints.find (txn)');
+    release();
+    await tenantsLowered(conn);
+  });
 
   it('its first run only takes the reads made before it: the driver’s run again (a write conflict, a failover) reads in its snapshot', async () => {
     const { conn, log, release } = readsLogged('active');
