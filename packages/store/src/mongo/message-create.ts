@@ -67,8 +67,8 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
     if (replay !== null) return replay;
   }
   // Its consumer and endpoints, read beside its count (two round trips each, at once; readTargets) — unless its
-  // organization was refused a count a moment ago: a send at its plan's limit pays its count alone.
-  const targetsRead = refusedLately(conn, input) ? null : readTargets(conn, t, input).catch(() => null);
+  // counter was refused a moment ago: a send at its plan's limit pays its count alone.
+  const targetsRead = refusedLately(conn, input) ? null : readTargets(conn, t, input).then(readsAnswered(conn), readsFailed(conn));
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt).catch((err: unknown) => {
     if (err instanceof PlanLimitError) noteRefused(conn, input);
     throw err;
@@ -351,6 +351,29 @@ async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage):
   const consumer = { id: found._id as ConsumerId, externalId: input.consumerExternalId, created: false };
   return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
 }
+
+/** Connections whose sends' reads before the transaction are failing (told once a streak). */
+const readsFailing = new WeakSet<MongoConnection>();
+
+/** A read before the transaction answered: a streak of failures, if any, is over. */
+const readsAnswered =
+  (conn: MongoConnection) =>
+  (targets: Targets | null): Targets | null => {
+    readsFailing.delete(conn);
+    return targets;
+  };
+
+/**
+ * A read before the transaction failed: the transaction reads instead (null), and the streak's
+ * first failure is told — one that always fails would make every send two round trips longer, unseen.
+ */
+const readsFailed = (conn: MongoConnection) => (err: unknown) => {
+  if (!readsFailing.has(conn)) {
+    readsFailing.add(conn);
+    process.emitWarning(`wirehook: a send's reads before its transaction failed (read in it instead): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return null;
+};
 
 /**
  * How long a send whose counter was refused skips the reads beside its count, by counter key and

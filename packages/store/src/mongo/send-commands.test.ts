@@ -3,7 +3,7 @@
 // is held, so the send must answer before it (noteDue's tenantsSoon).
 import { newId, PlanLimitError } from '@wirehook/core';
 import { MongoServerError, MongoWriteConcernError } from 'mongodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { claimRef } from '../ports/delivery-port.ts';
 import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
@@ -253,6 +253,34 @@ describe('a live send’s commands (MongoDB)', () => {
     expect(log.slice(0, log.indexOf('messages.insertOne'))).toEqual(['counters.updateOne', 'counters.find', 'consumers.findOne (txn)', 'endpoints.find (txn)']);
     release();
     await tenantsLowered(conn);
+  });
+
+  it('reads before the transaction that keep failing are told once a streak, not once a send', async () => {
+    const { conn, release } = readsLogged('active');
+    let failing = true;
+    const findOne = conn.consumers.findOne;
+    Object.assign(conn.consumers, {
+      findOne: async (filter: unknown, opts: { session?: unknown }) => {
+        if (failing && opts?.session === undefined) throw new MongoServerError({ code: 13, errmsg: 'not authorized on wirehook' });
+        return (findOne as (...a: unknown[]) => unknown)(filter, opts);
+      },
+    });
+    const told = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    try {
+      await send(conn);
+      await send(conn);
+      expect(told).toHaveBeenCalledTimes(1);
+      expect(String(told.mock.calls[0]?.[0])).toContain('not authorized on wirehook');
+      failing = false;
+      await send(conn);
+      failing = true;
+      await send(conn);
+      expect(told).toHaveBeenCalledTimes(2);
+    } finally {
+      told.mockRestore();
+      release();
+      await tenantsLowered(conn);
+    }
   });
 
   it('an organization refused a count: its next send within 1 s pays its count alone, no reads beside it', async () => {
