@@ -10,7 +10,7 @@ import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
 import { isUnconfirmedWrite } from './errors.ts';
-import { monthOf } from './months.ts';
+import { type Month, monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
@@ -176,7 +176,7 @@ export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCom
  * fence does not hold — claimed again, no longer open, or ordered: the transaction decides then.
  */
 async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome, endpoint: EndpointAtCompletion): Promise<Written | null> {
-  const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
+  const { tenant: t, deliveryId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
@@ -186,14 +186,27 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
     projection: BEFORE,
   });
   if (before === null) return null;
-  const resend = before.resend === true;
-  const effects = attemptEffects(outcome, resend, endpoint);
+  const effects = attemptEffects(outcome, before.resend === true, endpoint);
+  return { applied: true, endpointDisabled: false, ...afterWrite(claim, bucket.month, outcome, before, effects, before.held === true) };
+}
+
+/**
+ * What an applied completion leaves for after its write: its delivery's due note when it retries
+ * out of any hold (at the retry's time, or now for a re-send asked for meanwhile), and its message's result.
+ */
+function afterWrite(
+  claim: ClaimRef,
+  month: Month,
+  outcome: AttemptOutcome,
+  before: { messageId: string; resend?: boolean; attemptCount: number },
+  effects: AttemptEffects,
+  held: boolean,
+): Pick<Written, 'due' | 'settle'> {
+  const { tenant: t, deliveryId, endpointId } = claim;
+  const at = outcome.attempt.at;
   const due: DueNote[] =
-    effects.status === 'retrying' && before.held !== true
-      ? [{ ...t, endpointId, month: bucket.month, dueAt: resend ? at : (outcome.nextAttemptAt ?? at) }]
-      : [];
-  const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
-  return { applied: true, endpointDisabled: false, due, settle };
+    effects.status === 'retrying' && !held ? [{ ...t, endpointId, month, dueAt: before.resend === true ? at : (outcome.nextAttemptAt ?? at) }] : [];
+  return { due, settle: { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 } };
 }
 
 /**
@@ -250,12 +263,9 @@ async function completeInTransaction(
   // Its end moves its ordered lane on: the next is named to be woken at once.
   const next = effects.handOver ? await handOver(conn, session, before, held) : null;
   await carryOut(conn, session, t, endpointId, attempt, effects, outcome.endpoint.disabledReason ?? null);
-  const due: DueNote[] = [];
-  if (effects.status === 'retrying' && !held)
-    due.push({ ...t, endpointId, month: bucket.month, dueAt: before.resend === true ? at : (outcome.nextAttemptAt ?? at) });
-  if (next?.due) due.push(next.due);
   // Its message learns the result after the commit (settleMessageStatus says why).
-  const settle = { _id: deliveryId, messageId: before.messageId, status: effects.status, attemptCount: before.attemptCount + 1 };
+  const { due, settle } = afterWrite(claim, bucket.month, outcome, before, effects, held);
+  if (next?.due) due.push(next.due);
   return { applied: true, endpointDisabled: effects.disable, ...(next !== null ? { laneNext: next.id } : {}), due, settle };
 }
 

@@ -222,16 +222,7 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: ['att_1'],
   }),
   /** A completion's endpoint, its status and streak, read before its write (outside any transaction): on the primary. */
-  endpointAtCompletion: planSpec({
-    primary: true,
-    collection: COLLECTIONS.endpoints,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT },
-    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id } }),
-    example: [T, 'ep_1'],
-  }),
+  endpointAtCompletion: { ...tenantById(COLLECTIONS.endpoints, 'ep_1'), primary: true },
   /** The status of a sweep's endpoints, in one read. */
   endpointStatuses: planSpec({
     primary: true,
