@@ -68,7 +68,7 @@ export async function createMessage(conn: MongoConnection, t: Tenant, input: New
   }
   // Its consumer and endpoints, read beside its count (two round trips each, at once; readTargets) — unless its
   // counter was refused a moment ago: a send at its plan's limit pays its count alone.
-  const targetsRead = refusedLately(conn, input) ? null : readTargets(conn, t, input).then(readsAnswered(conn), readsFailed(conn));
+  const targetsRead = refusedLately(conn, input) ? null : readTargetsOrNone(conn, t, input);
   const { taken, values } = await takeCounts(conn, input.counters, input.createdAt).catch((err: unknown) => {
     if (err instanceof PlanLimitError) noteRefused(conn, input);
     throw err;
@@ -355,25 +355,23 @@ async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage):
 /** Connections whose sends' reads before the transaction are failing (told once a streak). */
 const readsFailing = new WeakSet<MongoConnection>();
 
-/** A read before the transaction answered: a streak of failures, if any, is over. */
-const readsAnswered =
-  (conn: MongoConnection) =>
-  (targets: Targets | null): Targets | null => {
+/**
+ * readTargets, or null when it failed: the transaction reads instead, and the streak's first
+ * failure is told — one that always fails would make every send two round trips longer, unseen.
+ */
+async function readTargetsOrNone(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
+  try {
+    const targets = await readTargets(conn, t, input);
     readsFailing.delete(conn);
     return targets;
-  };
-
-/**
- * A read before the transaction failed: the transaction reads instead (null), and the streak's
- * first failure is told — one that always fails would make every send two round trips longer, unseen.
- */
-const readsFailed = (conn: MongoConnection) => (err: unknown) => {
-  if (!readsFailing.has(conn)) {
-    readsFailing.add(conn);
-    process.emitWarning(`wirehook: a send's reads before its transaction failed (read in it instead): ${err instanceof Error ? err.message : String(err)}`);
+  } catch (err) {
+    if (!readsFailing.has(conn)) {
+      readsFailing.add(conn);
+      process.emitWarning(`wirehook: a send's reads before its transaction failed (read in it instead): ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return null;
   }
-  return null;
-};
+}
 
 /**
  * How long a send whose counter was refused skips the reads beside its count, by counter key and
