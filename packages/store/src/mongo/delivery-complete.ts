@@ -44,9 +44,12 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // their end: month-buckets.ts); an earlier month's may be, and a transaction makes no collection where an insert would
   // make a dropped one again — so an earlier month's delivery (a retry across a month's turn, a recovery) has its attempt
   // inserted in the transaction, once its delivery is found, as every completion did.
-  const first = bucket.month >= monthOf(outcome.attempt.at);
+  // An ordered delivery's completion is the transaction's (its lane's hand-over): its attempt goes in it, not by a
+  // majority's write of its own before it.
+  const first = claim.ordered !== true && bucket.month >= monthOf(outcome.attempt.at);
   const [endpoint, recorded] = await Promise.all([
-    endpointAtCompletion(conn, t, endpointId),
+    // Not read (a failover): no plain completion then — the transaction reads it in its snapshot.
+    endpointAtCompletion(conn, t, endpointId).catch(() => null),
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
   const completed =

@@ -315,6 +315,8 @@ interface CompletionScene {
   /** What the attempt's insert throws, if anything; likewise the plain write. */
   insertThrows?: Error;
   plainWriteThrows?: Error;
+  /** The endpoint's read outside the transaction fails (a failover). */
+  endpointReadThrows?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
   gate?: Promise<void>;
 }
@@ -343,6 +345,7 @@ function completionStandIn(o: CompletionScene) {
       if (name === 'attempts.updateOne') attemptUpserts.push({ filter, update: rest[0] });
       if ((logged === 'attempts.insertOne' || logged === 'endpoints.findOne') && o.gate) await o.gate;
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
+      if (logged === 'endpoints.findOne' && o.endpointReadThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       return answer(filter);
     };
@@ -532,6 +535,12 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
   });
 
+  it('an endpoint not read (a failover) makes no plain completion: the transaction reads it in its snapshot', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, endpointReadThrows: true });
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)']);
+  });
+
   it('an attempt refused (not merely unconfirmed) fails the completion before its delivery is written', async () => {
     const refused = new MongoServerError({ code: 13, errmsg: 'not authorized' });
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: refused });
@@ -588,6 +597,8 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
     expect(log).not.toContain('deliveries.findOneAndUpdate');
     expect(log).toContain('deliveryLanes.findOne (txn)');
+    // Its attempt with it, under the commit's majority: no majority's write of its own first.
+    expect(inserted(log)).toEqual(['attempts.insertOne (txn)']);
   });
 
   it('a claim no longer current: the attempt on record, its count moved in the transaction, nothing else', async () => {
