@@ -404,7 +404,8 @@ export function nextBound(state: string | undefined, entries: readonly { dueAt: 
  * whose noteDue was lost with its process is found within a pass over the endpoints with open
  * work, not only once the older backlog has drained; and tells the messages of up to
  * STRANDED_PEEK flagged completions a month their result (repairMessageStatuses). Examines ≤
- * 2 × months × STRANDED_PEEK + 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end).
+ * 2 × months × STRANDED_PEEK + 2 × HEAL_STEPS. @returns the cursor for the next call ('' at the end;
+ * every dispatcher's: heal-cursors.ts).
  */
 export async function healDueQueue(conn: MongoConnection, now: number, cursor: string): Promise<string> {
   // Next month's collections exist well before its first message (a cached read until then).

@@ -32,6 +32,7 @@ import type {
 import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue, healTenantBounds } from './delivery-claim.ts';
+import { moveHealCursor, readHealCursors } from './heal-cursors.ts';
 import { noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -66,23 +67,19 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #healer = new PacedRun(
     STRANDED_PEEK_INTERVAL_MS,
     async (now) => {
+      // Where the walks go on is every dispatcher's (heal-cursors.ts): N replicas walk one pass between them.
+      const from = await readHealCursors(this.#conn);
       // The two walks apart: one that keeps failing does not stop the other (helper 268).
-      const [heal, tenants] = await Promise.allSettled([
-        healDueQueue(this.#conn, now, this.#healCursor),
-        healTenantBounds(this.#conn, this.#tenantsHealCursor),
+      const walked = await Promise.allSettled([
+        healDueQueue(this.#conn, now, from.due).then((to) => moveHealCursor(this.#conn, 'due', from.due, to)),
+        healTenantBounds(this.#conn, from.tenants).then((to) => moveHealCursor(this.#conn, 'tenants', from.tenants, to)),
       ]);
-      if (heal.status === 'fulfilled') this.#healCursor = heal.value;
-      if (tenants.status === 'fulfilled') this.#tenantsHealCursor = tenants.value;
-      const failed = [heal, tenants].find((r) => r.status === 'rejected');
+      const failed = walked.find((r) => r.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
     },
     // Told, and tried again at the next start due; the sweep does not depend on it.
     (err) => process.emitWarning(`wirehook: healing the due queue: ${err instanceof Error ? err.message : String(err)}`),
   );
-  /** The endpoint the healer's walk stopped at. */
-  #healCursor = '';
-  /** The due entry the healer's walk of the tenants' bounds stopped at. */
-  #tenantsHealCursor = '';
   /** This process, as the holder of the backlog count's lease. */
   readonly #holder = randomUUID();
   /** Whether the shared count's two documents are known to exist (countAndShare makes them once). */

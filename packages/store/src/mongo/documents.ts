@@ -366,6 +366,8 @@ export interface MetaDoc {
   seq?: number;
   /** `_id: 'schema'`: an upgrade under way, its layouts and each batched step's last _id done (layout-upgrade.ts, UpgradeProgress). */
   upgrade?: { from: number; to: number; holder?: string; after: Record<string, string> };
+  /** `_id: 'heal:due'` and `'heal:tenants'`: where the healer's walk goes on, shared by every dispatcher (heal-cursors.ts). */
+  cursor?: string;
 }
 
 /** An address of the fixed IP pool as last seen (egress-ip-repo.ts); `_id` is the address. Not tenant-owned. */

@@ -1,14 +1,27 @@
 // The due queue's healing beside the sweep, without a server: the healer and the sweep's read are
 // stood in for, so what is tested is when `due` starts a healing and that it never waits for one.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 
 const healing = vi.hoisted(() => ({
   calls: [] as { now: number; cursor: string }[],
+  /** Each healing's end, in the order they started; `end` the latest's. */
+  ends: [] as ((cursor: string) => void)[],
   /** Where each walk of the tenants' bounds began. */
   tenantCursors: [] as string[],
   end: (_cursor: string) => {},
   fail: (_err: Error) => {},
+  /** The walks' positions every dispatcher shares (heal-cursors.ts, stood in for: its own test holds its compare-and-set to the server's). */
+  shared: new Map<string, string>(),
+}));
+
+vi.mock('./heal-cursors.ts', () => ({
+  readHealCursors: vi.fn(async () => ({ due: healing.shared.get('due') ?? '', tenants: healing.shared.get('tenants') ?? '' })),
+  moveHealCursor: vi.fn(async (_conn: unknown, walk: string, from: string, to: string) => {
+    if ((healing.shared.get(walk) ?? '') !== from) return false;
+    healing.shared.set(walk, to);
+    return true;
+  }),
 }));
 
 vi.mock('./delivery-claim.ts', () => ({
@@ -19,6 +32,7 @@ vi.mock('./delivery-claim.ts', () => ({
     (_conn: unknown, now: number, cursor: string) =>
       new Promise<string>((resolve, reject) => {
         healing.calls.push({ now, cursor });
+        healing.ends.push(resolve);
         healing.end = resolve;
         healing.fail = reject;
       }),
@@ -30,6 +44,12 @@ const { STRANDED_PEEK_INTERVAL_MS } = await import('./stranded.ts');
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
+beforeEach(() => {
+  healing.calls.length = 0;
+  healing.ends.length = 0;
+  healing.tenantCursors.length = 0;
+  healing.shared.clear();
+});
 afterEach(() => vi.useRealTimers());
 
 describe('the due queue healed beside the sweep (MongoDB)', () => {
@@ -114,5 +134,40 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(settled).toBe(true);
     healing.end('');
+  });
+  it('every dispatcher goes on where the last healing of any of them ended, a restarted one too', async () => {
+    const first = new MongoDeliveryRepo({} as MongoConnection);
+    await first.due(0, 10, 5);
+    await turn();
+    healing.end('202612:ep_9');
+    await turn();
+    // Another replica, or this one restarted: its first healing begins where that one ended, not at the start.
+    const second = new MongoDeliveryRepo({} as MongoConnection);
+    await second.due(0, 10, 5);
+    await turn();
+    expect(healing.calls.map((c) => c.cursor)).toEqual(['', '202612:ep_9']);
+    expect(healing.tenantCursors).toEqual(['', '+']);
+    healing.end('');
+    await Promise.all([first.settle(), second.settle()]);
+    expect(healing.shared.get('due')).toBe('');
+    expect(healing.shared.get('tenants')).toBe('++');
+  });
+
+  it('of two healings that read one position, the first to end moves it; the other’s end is dropped', async () => {
+    const [a, b] = [new MongoDeliveryRepo({} as MongoConnection), new MongoDeliveryRepo({} as MongoConnection)];
+    await a.due(0, 10, 5);
+    await b.due(0, 10, 5);
+    await turn();
+    expect(healing.calls.map((c) => c.cursor)).toEqual(['', '']);
+    healing.ends[1]!('202612:ep_b');
+    await turn();
+    healing.ends[0]!('202612:ep_a');
+    await turn();
+    expect(healing.shared.get('due')).toBe('202612:ep_b');
+    await a.due(5_000, 10, 5);
+    await turn();
+    expect(healing.calls.at(-1)?.cursor).toBe('202612:ep_b');
+    healing.end('');
+    await Promise.all([a.settle(), b.settle()]);
   });
 });

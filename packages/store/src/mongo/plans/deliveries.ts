@@ -345,6 +345,28 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (ids: readonly string[], now: number) => ({ filter: { _id: { $in: [...ids] }, leaseUntil: { $gt: now } } }),
     example: [['dlv_1'], 1],
   }),
+  /** Where the healer's two walks go on, shared by every dispatcher (heal-cursors.ts): both documents read at a healing's start. */
+  healCursors: planSpec({
+    primary: true,
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '2: by _id (one a walk)',
+    maxExamined: () => 2,
+    build: (ids: readonly string[]) => ({ filter: { _id: { $in: [...ids] } } }),
+    example: [['heal:due', 'heal:tenants']],
+  }),
+  /** A walk's position moved on from the one its healing read: a compare-and-set, made by an upsert when none was written yet. */
+  healCursorMove: planSpec({
+    collection: COLLECTIONS.meta,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { cursor: 'the position the healing read: a condition on the one document _id found' },
+    // The primary's acknowledgement alone: rolled back in a failover, a stretch of the walk is walked again.
+    writeConcern: RELEASED_BY_PRIMARY,
+    build: (id: string, from: string) => ({ filter: { _id: id, cursor: from } }),
+    example: ['heal:due', '202612:ep_1'],
+  }),
   /** The shared backlog count in `meta` (backlog-read.ts): read at a scrape, its age by the server's clock. */
   backlogSnapshot: planSpec({
     collection: COLLECTIONS.meta,
