@@ -61,6 +61,7 @@ interface Queued {
   endpointId: string;
   month: Month;
   dueAt: number;
+  seq?: number;
 }
 
 /** A tenant's bound (due-queue.ts): `_id` its tenantKey. */
@@ -85,9 +86,10 @@ interface ReadTenant {
  * gave, in three levels (due-queue.ts). Tenants come in pages by their bound (a lower bound of
  * their entries'); each one's entries are read in batches, oldest bound first — its share plus
  * BATCH_SPARE, then twice as many each batch — while it has fewer than `perTenant` deliveries
- * found and the last batch was full; each entry taken is taken for the sweep by compare-and-set
- * (dispatchers sweeping at once take different entries), read (its first `perEndpoint + 1`
- * deliveries) and its bound moved to what was read; last the tenant's bound is moved to its
+ * found and the last batch was full; each entry taken is read (its first delivery), taken for
+ * the sweep by compare-and-set when that is due (dispatchers sweeping at once take different
+ * entries), read again (its first `perEndpoint + 1` deliveries) and its bound moved to what was
+ * read (takeAndRead: a stale one's straight from the value read); last the tenant's bound is moved to its
  * lowest entry's (settleTenant). Within a batch, entries are taken while the tenant is below its
  * share, in two rounds (an entry whose bound was stale — its delivery leased since — leaves its
  * place to the batch's next entries); the rest are passed over untouched (no write: their bounds,
@@ -97,7 +99,7 @@ interface ReadTenant {
  * or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth: the batches under
  * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages. Examines ≤ pages × (2 ×
  * DUE_TENANTS_PAGE + 3 a tenant) + budget + DUE_TENANTS_PAGE × DUE_ENDPOINTS_PAGE entries, and
- * perEndpoint + 3 documents an entry taken (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
+ * perEndpoint + 4 documents an entry (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
  * the backlog. A read: two calls at one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(
@@ -316,9 +318,14 @@ function byDue(a: Entry, b: Entry): number {
 }
 
 /**
- * Takes `queued` for this sweep (another dispatcher's page skips what this one won), reads
- * each one's first entries, moves its bound (nextBound) and returns each active endpoint's
- * share of what is due, and the tenants of entries this call won that gave none.
+ * Reads each of `queued`'s first delivery; takes for this sweep those with one due now (another
+ * dispatcher's page skips what this one won), reads their first entries again, moves each one's
+ * bound (nextBound) and returns each active endpoint's share of what is due, and the tenants of
+ * entries this call won that gave none. An entry whose bound was stale — nothing due now: its
+ * deliveries leased or done since, the common case with sparse traffic — is not taken: its bound
+ * is moved on from the value it was read at (compare-and-set, then its first delivery read again,
+ * as after a take), one write where a take and a move were two. One document an entry, and
+ * perEndpoint + 1 more of each taken.
  */
 async function takeAndRead(
   conn: MongoConnection,
@@ -334,47 +341,58 @@ async function takeAndRead(
     const q = P.dueEndpoint(e._id, e.dueAt);
     await conn.dueEndpoints.deleteOne(q.filter, q.options);
   }
-  const won = (
-    await Promise.all(
-      queued
-        .filter((e) => !dropped.includes(e))
-        .map(async (e) => {
-          const q = P.dueEndpoint(e._id, e.dueAt);
-          const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held } }, q.options);
-          return modifiedCount === 1 ? e : null;
-        }),
-    )
-  ).filter((e) => e !== null);
+  const live = queued.filter((e) => !dropped.includes(e));
   const emptyOf = new Set<string>();
-  if (won.length === 0) return { given: [], emptyOf };
-  const statuses = P.endpointStatuses([...new Set(won.map((e) => e.endpointId))]);
-  const status = new Map(
-    (await conn.endpoints.find(statuses.filter, { ...statuses.options, projection: { status: 1 } }).toArray()).map((e) => [e._id, e.status]),
-  );
+  if (live.length === 0) return { given: [], emptyOf };
+  const firstEntries = (e: Queued, limit: number) => {
+    const q = P.dueOfEndpoint(e.endpointId);
+    return conn
+      .bucket(e.month)
+      .deliveries.find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
+      .limit(limit)
+      .toArray() as Promise<Entry[]>;
+  };
+  // Before any write: whether an entry's first delivery is due decides whether it is taken at all.
+  const statuses = P.endpointStatuses([...new Set(live.map((e) => e.endpointId))]);
+  const [status, firsts] = await Promise.all([
+    conn.endpoints
+      .find(statuses.filter, { ...statuses.options, projection: { status: 1 } })
+      .toArray()
+      .then((found) => new Map(found.map((e) => [e._id, e.status]))),
+    Promise.all(live.map((e) => firstEntries(e, 1))),
+  ]);
   const given: GivenEntry[] = [];
   const stranded: Stranded[] = [];
   await Promise.all(
-    won.map(async (queuedEndpoint) => {
+    live.map(async (queuedEndpoint, i) => {
       const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
-      const q = P.dueOfEndpoint(queuedEndpoint.endpointId);
-      const entries = (await conn
-        .bucket(queuedEndpoint.month)
-        .deliveries.find(q.filter, { ...q.options, projection: { _id: 1, endpointId: 1, dueAt: 1 } })
-        .limit(perEndpoint + 1)
-        .toArray()) as Entry[];
       const state = status.get(queuedEndpoint.endpointId);
+      let entries = firsts[i]!;
+      let from = queuedEndpoint.dueAt;
+      const taking = entries.some((d) => d.dueAt <= now);
+      if (taking) {
+        // By the value and the count read: a sweep that took it and moved it back to that value since has counted.
+        const q = P.dueEndpoint(queuedEndpoint._id, from, queuedEndpoint.seq ?? null);
+        if ((await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held }, $inc: { seq: 1 } }, q.options)).modifiedCount !== 1) return;
+        from = held;
+        // Read again once taken: what the sweep hands out is what no other sweep is reading now.
+        entries = await firstEntries(queuedEndpoint, perEndpoint + 1);
+      }
       const ready = entries.filter((d) => d.dueAt <= now);
       // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
       if (state === 'active') given.push(...ready.slice(0, perEndpoint).map((d) => ({ ...d, tenant: { orgId: t.orgId as OrgId, env: t.env } })));
       else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
-      if (state !== 'active' || ready.length === 0) emptyOf.add(tenantKey(t));
       const next = nextBound(state, entries, now);
-      if (next === 'gone') {
-        const gone = P.dueEndpoint(queuedEndpoint._id, held);
-        await conn.dueEndpoints.deleteOne(gone.filter, gone.options);
-        return;
-      }
-      await moveDue(conn, t, queuedEndpoint.endpointId, queuedEndpoint.month, held, next, entries[0]?.dueAt ?? DUE_NEVER);
+      // Not taken: from the value and count read (another sweep may have taken it and moved it back to that value since).
+      const seq = taking ? undefined : (queuedEndpoint.seq ?? null);
+      const gone = P.dueEndpoint(queuedEndpoint._id, from, seq);
+      const moved =
+        next === 'gone'
+          ? (await conn.dueEndpoints.deleteOne(gone.filter, gone.options)).deletedCount === 1
+          : await moveDue(conn, t, queuedEndpoint.endpointId, queuedEndpoint.month, from, next, entries[0]?.dueAt ?? DUE_NEVER, seq);
+      // Not taken, and moved meanwhile (another sweep took it, or a noteDue lowered it): not this call's.
+      if (!taking && !moved) return;
+      if (state !== 'active' || ready.length === 0) emptyOf.add(tenantKey(t));
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);

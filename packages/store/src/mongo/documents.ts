@@ -334,6 +334,11 @@ export interface DueEndpointDoc extends TenantFields {
   /** The month (`YYYYMM`) whose `deliveries_<month>` the entry stands for. */
   month: string;
   dueAt: number;
+  /**
+   * The sweeps' writes of the bound (takes and moves), counted: a sweep's compare-and-set on a bound it read before
+   * another sweep took the entry and moved it back to the same value fails on it. Absent until the first.
+   */
+  seq?: number;
 }
 
 /**

@@ -21,12 +21,15 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 //   wait for the entry only: their tenants go to the process's tenant writer (TenantWriter), one
 //   bulk write in flight as a rule; this process's sweeps wait for it a second at most (and not
 //   behind a write stalled that long), its stop for every write in flight.
-// - A sweep takes each entry it reads by setting its bound a little ahead (compare-and-set on the
-//   value it read), reads the entry's first deliveries, then moves the entry's bound to what they
-//   say (compare-and-set on the value it set) and reads the first delivery again: a delivery
-//   committed before its noteDue and after the sweep's read is seen by that second read
-//   (committed before the $min, which comes after the move or was a no-op against the sweep's
-//   value), and the bound goes back down to it. Last, it reads the tenant's lowest entry and
+// - A sweep reads each entry's first deliveries. An entry with deliveries due now it takes by
+//   setting its bound a little ahead (compare-and-set on the value it read: other sweeps pass it
+//   over), then moves the bound to what the deliveries say (compare-and-set on the value it set);
+//   an entry whose bound was stale (nothing due now: leased or done since) it moves straight from
+//   the value it read (compare-and-set), one write where a take and a move were two. Either way it
+//   reads the first delivery again after the move: a delivery committed before its noteDue and
+//   after the sweep's read is seen by that second read (committed before the $min, which comes
+//   after the move or was a no-op against the value the move replaced), and the bound goes back
+//   down to it. Last, it reads the tenant's lowest entry and
 //   moves the tenant's bound there (settleTenant: down by `$min`; up only by compare-and-set on
 //   the value it read, then the lowest entry read again and `$min`-ed in): every raise is
 //   followed by its raiser's second read, and an entry lowered after that read has its tenant's
@@ -369,10 +372,11 @@ const unwritten = new WeakMap<MongoConnection, DueNote[]>();
 const UNWRITTEN_CAP = 10_000;
 
 /**
- * Moves the bound of `endpointId`'s entry for `month` from `from` (the value this sweep set when it took the endpoint)
- * to `to` — up or down: its first entry's dueAt `first` (DUE_NEVER when none), or later for an
- * endpoint that is not active — then lowers it again to any entry earlier than `first` made due
+ * Moves the bound of `endpointId`'s entry for `month` from `from` (the value this sweep set when it took the endpoint,
+ * or read it at, with its `seq`, when it did not take it) to `to` — up or down: its first entry's dueAt `first` (DUE_NEVER when none),
+ * or later for an endpoint that is not active — then lowers it again to any entry earlier than `first` made due
  * meanwhile (a noteDue that ran before this move saw the sweep's value and lowered nothing).
+ * @returns whether the bound was still `from` (moved, or `to` is `from`).
  */
 export async function moveDue(
   conn: MongoConnection,
@@ -382,13 +386,15 @@ export async function moveDue(
   from: number,
   to: number,
   first: number = to,
-): Promise<void> {
-  if (to === from) return;
-  const q = P.dueEndpoint(dueEntryId(month, endpointId), from);
-  const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to } }, q.options);
-  if (modifiedCount === 0) return; // a noteDue lowered it meanwhile: its value stands
+  seq?: number | null,
+): Promise<boolean> {
+  if (to === from) return true;
+  const q = P.dueEndpoint(dueEntryId(month, endpointId), from, seq);
+  const { modifiedCount } = await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: to }, $inc: { seq: 1 } }, q.options);
+  if (modifiedCount === 0) return false; // a noteDue lowered it meanwhile (or another sweep took it): its value stands
   const again = await firstDueOf(conn, t, endpointId, month);
   if (again !== null && again.dueAt < first) await noteDue(conn, [again]);
+  return true;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, HEAL_ENTRIES, healDueQueue, healTenantBounds, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { DUE_NEVER, type DueNote, dueEntryId, noteDue } from './due-queue.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
+import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
@@ -14,7 +15,9 @@ const MONTH = '202612';
 function matches(doc: Doc, filter: Doc): boolean {
   return Object.entries(filter).every(([key, want]) => {
     const have = doc[key];
-    if (want === null || typeof want !== 'object' || Array.isArray(want)) return have === want;
+    // As the server: null matches a field that is missing.
+    if (want === null) return have === null || have === undefined;
+    if (typeof want !== 'object' || Array.isArray(want)) return have === want;
     const ops = want as Record<string, unknown>;
     return Object.entries(ops).every(([op, v]) => {
       if (op === '$gt') return (have as number | string) > (v as number | string);
@@ -61,7 +64,11 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
       };
       return cursor;
     },
-    updateOne: async (filter: Doc, update: { $set?: Doc; $min?: { dueAt: number }; $setOnInsert?: Doc }, options: { upsert?: boolean } = {}) => {
+    updateOne: async (
+      filter: Doc,
+      update: { $set?: Doc; $min?: { dueAt: number }; $inc?: Record<string, number>; $setOnInsert?: Doc },
+      options: { upsert?: boolean } = {},
+    ) => {
       const doc = docs.find((d) => matches(d, filter));
       if (doc === undefined) {
         if (options.upsert !== true) return { matchedCount: 0, modifiedCount: 0 };
@@ -73,6 +80,7 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
       if (min !== undefined && min.dueAt >= (doc['dueAt'] as number)) return { matchedCount: 1, modifiedCount: 0 };
       counts.writes++;
       Object.assign(doc, update.$set, min);
+      for (const [key, by] of Object.entries(update.$inc ?? {})) doc[key] = ((doc[key] as number | undefined) ?? 0) + by;
       return { matchedCount: 1, modifiedCount: 1 };
     },
     deleteOne: async (filter: Doc) => {
@@ -532,5 +540,66 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect(listed.map((d) => d.id)).toEqual([...many].reverse().map((e) => `dlv_${e.id}`));
     // A limit of 3: the 3 oldest, though the first page holds 64 tenants.
     expect((await dueDeliveries(conn, 10_001, 3, 1, 1)).map((d) => d.id)).toEqual(['dlv_ep_69', 'dlv_ep_68', 'dlv_ep_67']);
+  });
+});
+
+describe('a stale bound moved on without a take (MongoDB, stand-in collections)', () => {
+  it('an entry whose delivery was claimed since its send: one write moves it to the lease’s end, none takes it', async () => {
+    const { conn, counts, queue, tenants, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    const now = 10_000;
+    // The wake-up's dispatcher claimed it: its dueAt is the lease's end; the entry still says 5,000 (the send's $min).
+    deliveries[0]!['dueAt'] = now + 30_000;
+    expect(await dueDeliveries(conn, now, 10, 5)).toEqual([]);
+    expect(queue[0]).toMatchObject({ dueAt: now + 30_000, seq: 1 });
+    // The entry's one move (a take and a move were two), and its tenant raised to it.
+    expect(counts.writes - counts.tenantWrites).toBe(1);
+    expect(tenants[0]!['dueAt']).toBe(now + 30_000);
+    // Sent and done before the lease ended: the next sweep there moves it to never, again one write.
+    deliveries.length = 0;
+    const before = counts.writes - counts.tenantWrites;
+    expect(await dueDeliveries(conn, now + 30_000, 10, 5)).toEqual([]);
+    expect(queue[0]).toMatchObject({ dueAt: DUE_NEVER, seq: 2 });
+    expect(counts.writes - counts.tenantWrites - before).toBe(1);
+  });
+
+  it('a delivery made due between the read and the move (its $min lowering nothing) is found by the read after the move', async () => {
+    const { conn, queue, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    const now = 10_000;
+    deliveries[0]!['dueAt'] = now + 30_000;
+    const bucket = conn.bucket(MONTH) as unknown as {
+      deliveries: { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
+    };
+    const find = bucket.deliveries.find;
+    let reads = 0;
+    bucket.deliveries.find = (...args: unknown[]) => {
+      const cursor = find(...args);
+      if (++reads !== 1) return cursor;
+      return {
+        limit: (k: number) => ({
+          toArray: async () => {
+            const found = await cursor.limit(k).toArray();
+            // After the sweep's read, before its move: a retry due at 8,000 committed and noted ($min of 5,000: no write).
+            deliveries.push({ ...deliveries[0]!, _id: 'dlv_retry', dueAt: 8_000 });
+            await noteDue(conn, [{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: MONTH, dueAt: 8_000 }]);
+            expect(queue[0]!['dueAt']).toBe(5_000);
+            return found;
+          },
+        }),
+      };
+    };
+    // This sweep read none due; its move (to the lease's end) is followed by the read that finds the retry.
+    expect(await dueDeliveries(conn, now, 10, 5)).toEqual([]);
+    expect(queue[0]!['dueAt']).toBe(8_000);
+    expect((await dueDeliveries(conn, now + 1, 10, 5)).map((d) => d.id)).toEqual(['dlv_retry']);
+  });
+
+  it('a sweep that read a bound before another took the entry and moved it back to that value does not take it (the count differs)', async () => {
+    const { conn, queue } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    const seen = { ...queue[0]! };
+    // Another sweep took it and moved it back to 5,000 (its delivery handed out, not yet claimed).
+    expect(await dueDeliveries(conn, 10_000, 10, 5)).toHaveLength(1);
+    expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
+    const q = DELIVERIES_PLANS.dueEndpoint(seen['_id'] as string, 5_000, (seen['seq'] as number | undefined) ?? null);
+    expect((await conn.dueEndpoints.updateOne(q.filter as never, { $set: { dueAt: 20_000 } })).modifiedCount).toBe(0);
   });
 });

@@ -195,9 +195,14 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { dueAt: 'the value the sweep read: a compare-and-set on the one document _id found' },
-    build: (endpointId: string, from?: number) => ({ filter: from === undefined ? { _id: endpointId } : { _id: endpointId, dueAt: from } }),
-    example: ['ep_1', 1],
+    residual: {
+      dueAt: 'the value the sweep read: a compare-and-set on the one document _id found',
+      seq: "the sweeps' writes counted when it was read (null: none yet): a check on the one document _id found",
+    },
+    build: (endpointId: string, from?: number, seq?: number | null) => ({
+      filter: from === undefined ? { _id: endpointId } : seq === undefined ? { _id: endpointId, dueAt: from } : { _id: endpointId, dueAt: from, seq },
+    }),
+    example: ['ep_1', 1, 2],
   }),
   /** An endpoint whose failure streak begins now (its failingSince still null). */
   streakStart: planSpec({
