@@ -55,7 +55,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const completed =
     (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
     (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
-  const { due, settle, ...result } = completed;
+  const { due, settle, unconfirmed, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
@@ -82,6 +82,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // Summed in this process and flushed every few seconds (endpoint-stats-repo.ts). Every attempt counts, applied or not
   // (one recorded first counted as it was recorded, whatever failed after).
   if (recorded === 'in the transaction') await addToRollups(conn, t, outcome.attempt);
+  if (unconfirmed !== undefined) throw unconfirmed;
   return result;
 }
 
@@ -89,6 +90,8 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
 interface Written extends CompletedAttempt {
   due: DueNote[];
   settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
+  /** A plain write the primary applied and a majority did not confirm: thrown once what follows the write is done. */
+  unconfirmed?: unknown;
 }
 
 /** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
@@ -183,14 +186,35 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
-  const before = await bucket.deliveries.findOneAndUpdate(own.filter, newState(outcome, at, '$held'), {
-    ...own.options,
-    returnDocument: 'before',
-    projection: BEFORE,
-  });
+  let unconfirmed: unknown;
+  let before: Document | null;
+  try {
+    before = await bucket.deliveries.findOneAndUpdate(own.filter, newState(outcome, at, '$held'), {
+      ...own.options,
+      returnDocument: 'before',
+      projection: BEFORE,
+    });
+  } catch (err) {
+    // Applied on the primary, a majority not confirming it in 10 s: its reply carries the delivery as it was. The
+    // completion fails all the same (the dispatcher's null: sent again only if a failover rolls the write back), but
+    // its retry's due note and its message's result follow first — without them the retry waited for its lease's end.
+    before = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : null;
+    if (before === null) throw err;
+    unconfirmed = err;
+  }
   if (before === null) return null;
-  const effects = attemptEffects(outcome, before.resend === true, endpoint);
-  return { applied: true, endpointDisabled: false, ...afterWrite(claim, bucket.month, outcome, before, effects, before.held === true) };
+  const effects = attemptEffects(outcome, before['resend'] === true, endpoint);
+  const written = afterWrite(claim, bucket.month, outcome, before as BeforeDoc, effects, before['held'] === true);
+  return { applied: true, endpointDisabled: false, ...written, ...(unconfirmed === undefined ? {} : { unconfirmed }) };
+}
+
+/** The fields BEFORE reads, as a completion uses them. */
+type BeforeDoc = { messageId: string; resend?: boolean; attemptCount: number };
+
+/** The delivery as it was before a write the primary applied (a findAndModify's reply in a write-concern error), or null. */
+function unconfirmedBefore(err: unknown): Document | null {
+  const value = (err as { result?: { value?: unknown } }).result?.value;
+  return value !== null && typeof value === 'object' ? (value as Document) : null;
 }
 
 /**

@@ -548,6 +548,33 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
   });
 
+  it('a plain write a majority did not confirm in 10 s: its retry noted and its message told, then the completion fails', async () => {
+    // The primary applied it; the reply (in the write-concern error) carries the delivery as it was.
+    const applied = new MongoWriteConcernError({
+      ok: 1,
+      value: { messageId: 'msg_1', ...OPEN_PENDING },
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+    } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: applied });
+    expect(await complete(RETRY)).toEqual({ failed: applied });
+    expect(log).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'dueEndpoints.bulkWrite',
+      'dueTenants.bulkWrite',
+      'messages.updateOne',
+      'deliveries.updateOne',
+    ]);
+  });
+
+  it('an unconfirmed plain write that matched nothing (its reply without the delivery) fails with nothing after it', async () => {
+    const none = new MongoWriteConcernError({ ok: 1, value: null, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: none });
+    expect(await complete(RETRY)).toEqual({ failed: none });
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
+  });
+
   it('an attempt recorded counts in the rollups though the delivery’s write then fails', async () => {
     const lost = new MongoServerError({ code: 11602, errmsg: 'interrupted due to repl state change' });
     const { rolledUp, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, plainWriteThrows: lost });
