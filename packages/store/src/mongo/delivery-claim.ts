@@ -89,7 +89,7 @@ interface ReadTenant {
  * found and the last batch was full; each entry taken is read (its first delivery), taken for
  * the sweep by compare-and-set when that is due (dispatchers sweeping at once take different
  * entries), read again (its first `perEndpoint + 1` deliveries) and its bound moved to what was
- * read (takeAndRead: a stale one's straight from the value read); last the tenant's bound is moved to its
+ * read (takeAndRead: a stale one's straight from the value and count read); last the tenant's bound is moved to its
  * lowest entry's (settleTenant). Within a batch, entries are taken while the tenant is below its
  * share, in two rounds (an entry whose bound was stale — its delivery leased since — leaves its
  * place to the batch's next entries); the rest are passed over untouched (no write: their bounds,
@@ -99,7 +99,7 @@ interface ReadTenant {
  * or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth: the batches under
  * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages. Examines ≤ pages × (2 ×
  * DUE_TENANTS_PAGE + 3 a tenant) + budget + DUE_TENANTS_PAGE × DUE_ENDPOINTS_PAGE entries, and
- * perEndpoint + 4 documents an entry (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
+ * perEndpoint + 5 documents an entry (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
  * the backlog. A read: two calls at one `now` with nothing changed between give the same answer.
  */
 export async function dueDeliveries(
@@ -319,13 +319,14 @@ function byDue(a: Entry, b: Entry): number {
 
 /**
  * Reads each of `queued`'s first delivery; takes for this sweep those with one due now (another
- * dispatcher's page skips what this one won), reads their first entries again, moves each one's
- * bound (nextBound) and returns each active endpoint's share of what is due, and the tenants of
- * entries this call won that gave none. An entry whose bound was stale — nothing due now: its
- * deliveries leased or done since, the common case with sparse traffic — is not taken: its bound
- * is moved on from the value it was read at (compare-and-set, then its first delivery read again,
- * as after a take), one write where a take and a move were two. One document an entry, and
- * perEndpoint + 1 more of each taken.
+ * dispatcher's page skips what this one won), reads their endpoints' statuses and their first
+ * entries again, moves each one's bound (nextBound) and returns each active endpoint's share of
+ * what is due, and the tenants of entries this call won that gave none. An entry whose bound was
+ * stale — nothing due now: its deliveries leased or done since, the common case with sparse
+ * traffic — is not taken: its bound is moved on from the value and count it was read at
+ * (compare-and-set, then its first delivery read again, as after a take), one write where a take
+ * and a move were two. Examines 2 documents a stale entry (3 when its endpoint is not active:
+ * its status read again), perEndpoint + 4 a taken one, and one status an endpoint.
  */
 async function takeAndRead(
   conn: MongoConnection,
@@ -353,50 +354,70 @@ async function takeAndRead(
       .toArray() as Promise<Entry[]>;
   };
   // Before any write: whether an entry's first delivery is due decides whether it is taken at all.
-  const statuses = P.endpointStatuses([...new Set(live.map((e) => e.endpointId))]);
-  const [status, firsts] = await Promise.all([
-    conn.endpoints
-      .find(statuses.filter, { ...statuses.options, projection: { status: 1 } })
-      .toArray()
-      .then((found) => new Map(found.map((e) => [e._id, e.status]))),
-    Promise.all(live.map((e) => firstEntries(e, 1))),
-  ]);
+  const firsts = await Promise.all(live.map((e) => firstEntries(e, 1)));
+  const taking = live.map((_, i) => firsts[i]!.some((d) => d.dueAt <= now));
+  // The takes, by the value and the count read: a sweep that took one and moved it back to that value since has counted.
+  const kept = (
+    await Promise.all(
+      live.map(async (e, i) => {
+        if (!taking[i]) return i;
+        const q = P.dueEndpoint(e._id, e.dueAt, e.seq ?? null);
+        return (await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held }, $inc: { seq: 1 } }, q.options)).modifiedCount === 1 ? i : null;
+      }),
+    )
+  ).filter((i) => i !== null);
+  if (kept.length === 0) return { given: [], emptyOf };
+  // After the takes (a resume committed since a take has its noteDue meet the taken bound, and the move then fails).
+  const status = await statusesOf(
+    conn,
+    kept.map((i) => live[i]!.endpointId),
+  );
   const given: GivenEntry[] = [];
   const stranded: Stranded[] = [];
   await Promise.all(
-    live.map(async (queuedEndpoint, i) => {
+    kept.map(async (i) => {
+      const queuedEndpoint = live[i]!;
       const t = { orgId: queuedEndpoint.orgId, env: queuedEndpoint.env };
       const state = status.get(queuedEndpoint.endpointId);
-      let entries = firsts[i]!;
-      let from = queuedEndpoint.dueAt;
-      const taking = entries.some((d) => d.dueAt <= now);
-      if (taking) {
-        // By the value and the count read: a sweep that took it and moved it back to that value since has counted.
-        const q = P.dueEndpoint(queuedEndpoint._id, from, queuedEndpoint.seq ?? null);
-        if ((await conn.dueEndpoints.updateOne(q.filter, { $set: { dueAt: held }, $inc: { seq: 1 } }, q.options)).modifiedCount !== 1) return;
-        from = held;
-        // Read again once taken: what the sweep hands out is what no other sweep is reading now.
-        entries = await firstEntries(queuedEndpoint, perEndpoint + 1);
-      }
+      // A taken entry read again once taken: what the sweep hands out is what no other sweep is reading now.
+      const entries = taking[i] ? await firstEntries(queuedEndpoint, perEndpoint + 1) : firsts[i]!;
       const ready = entries.filter((d) => d.dueAt <= now);
       // Due here, but the endpoint is not active (or gone): held, or failed with it (stranded.ts).
       if (state === 'active') given.push(...ready.slice(0, perEndpoint).map((d) => ({ ...d, tenant: { orgId: t.orgId as OrgId, env: t.env } })));
       else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
       const next = nextBound(state, entries, now);
       // Not taken: from the value and count read (another sweep may have taken it and moved it back to that value since).
-      const seq = taking ? undefined : (queuedEndpoint.seq ?? null);
+      const [from, seq] = taking[i] ? [held, undefined] : [queuedEndpoint.dueAt, queuedEndpoint.seq ?? null];
       const gone = P.dueEndpoint(queuedEndpoint._id, from, seq);
       const moved =
         next === 'gone'
           ? (await conn.dueEndpoints.deleteOne(gone.filter, gone.options)).deletedCount === 1
           : await moveDue(conn, t, queuedEndpoint.endpointId, queuedEndpoint.month, from, next, entries[0]?.dueAt ?? DUE_NEVER, seq);
       // Not taken, and moved meanwhile (another sweep took it, or a noteDue lowered it): not this call's.
-      if (!taking && !moved) return;
+      if (!taking[i] && !moved) return;
+      // Not taken, so its status was read before its move: a resume that committed between the two (its noteDue then
+      // lowering nothing) would leave its first delivery under the 5 s look-again bound. Read again, after the move.
+      const first = entries[0];
+      if (
+        !taking[i] &&
+        state !== 'active' &&
+        first !== undefined &&
+        (await statusesOf(conn, [queuedEndpoint.endpointId])).get(queuedEndpoint.endpointId) === 'active'
+      ) {
+        await noteDue(conn, [{ ...t, endpointId: queuedEndpoint.endpointId, month: queuedEndpoint.month, dueAt: first.dueAt }]);
+      }
       if (state !== 'active' || ready.length === 0) emptyOf.add(tenantKey(t));
     }),
   );
   if (stranded.length > 0) await repairStranded(conn, stranded, now);
   return { given, emptyOf };
+}
+
+/** The statuses of `endpointIds` (one read of their _ids, on the primary): absent when deleted. */
+async function statusesOf(conn: MongoConnection, endpointIds: readonly string[]): Promise<Map<string, string>> {
+  const q = P.endpointStatuses([...new Set(endpointIds)]);
+  const found = await conn.endpoints.find(q.filter, { ...q.options, projection: { status: 1 } }).toArray();
+  return new Map(found.map((e) => [e._id as string, e.status as string]));
 }
 
 /**

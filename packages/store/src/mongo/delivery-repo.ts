@@ -32,7 +32,7 @@ import type {
 import { checkRecentAttemptsLimit } from '../ports/delivery-port.ts';
 import type { MongoConnection, MonthBucket } from './connection.ts';
 import { claimDelivery, dueDeliveries, healDueQueue, healTenantBounds } from './delivery-claim.ts';
-import { moveHealCursor, readHealCursors } from './heal-cursors.ts';
+import { type HealWalk, moveHealCursor, readHealCursors } from './heal-cursors.ts';
 import { noteDue, stopTenantWriter, tenantsLowered } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { ENDPOINT_COUNT_CAP, ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -67,19 +67,31 @@ export class MongoDeliveryRepo implements DeliveryRepo {
   readonly #healer = new PacedRun(
     STRANDED_PEEK_INTERVAL_MS,
     async (now) => {
-      // Where the walks go on is every dispatcher's (heal-cursors.ts): N replicas walk one pass between them.
-      const from = await readHealCursors(this.#conn);
+      // Where the walks go on is every dispatcher's (heal-cursors.ts): N replicas walk one pass between them. Not read
+      // (told below), each goes on where this process last saw it: a failing read stops neither walk (helper 268).
+      const read = await readHealCursors(this.#conn).then(
+        (shared) => ({ shared, failed: undefined }),
+        (err: unknown) => ({ shared: this.#healCursors, failed: err }),
+      );
+      const from = read.shared;
+      const walk = async (name: HealWalk, heal: (cursor: string) => Promise<string>) => {
+        const to = await heal(from[name]);
+        this.#healCursors = { ...this.#healCursors, [name]: to };
+        await moveHealCursor(this.#conn, name, from[name], to);
+      };
       // The two walks apart: one that keeps failing does not stop the other (helper 268).
       const walked = await Promise.allSettled([
-        healDueQueue(this.#conn, now, from.due).then((to) => moveHealCursor(this.#conn, 'due', from.due, to)),
-        healTenantBounds(this.#conn, from.tenants).then((to) => moveHealCursor(this.#conn, 'tenants', from.tenants, to)),
+        walk('due', (cursor) => healDueQueue(this.#conn, now, cursor)),
+        walk('tenants', (cursor) => healTenantBounds(this.#conn, cursor)),
       ]);
       const failed = walked.find((r) => r.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
+      if (read.failed !== undefined || failed !== undefined) throw read.failed ?? (failed as PromiseRejectedResult).reason;
     },
     // Told, and tried again at the next start due; the sweep does not depend on it.
     (err) => process.emitWarning(`wirehook: healing the due queue: ${err instanceof Error ? err.message : String(err)}`),
   );
+  /** Where this process last saw the healer's walks end (heal-cursors.ts keeps them for every dispatcher): used when that read fails. */
+  #healCursors: Record<HealWalk, string> = { due: '', tenants: '' };
   /** This process, as the holder of the backlog count's lease. */
   readonly #holder = randomUUID();
   /** Whether the shared count's two documents are known to exist (countAndShare makes them once). */

@@ -16,7 +16,10 @@ const healing = vi.hoisted(() => ({
 }));
 
 vi.mock('./heal-cursors.ts', () => ({
-  readHealCursors: vi.fn(async () => ({ due: healing.shared.get('due') ?? '', tenants: healing.shared.get('tenants') ?? '' })),
+  readHealCursors: vi.fn(async () => {
+    if (healing.shared.has('unreadable')) throw new Error('not primary');
+    return { due: healing.shared.get('due') ?? '', tenants: healing.shared.get('tenants') ?? '' };
+  }),
   moveHealCursor: vi.fn(async (_conn: unknown, walk: string, from: string, to: string) => {
     if ((healing.shared.get(walk) ?? '') !== from) return false;
     healing.shared.set(walk, to);
@@ -169,5 +172,29 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     expect(healing.calls.at(-1)?.cursor).toBe('202612:ep_b');
     healing.end('');
     await Promise.all([a.settle(), b.settle()]);
+  });
+  it('a failed read of the shared positions stops neither walk: each goes on where this process last saw it, and is told', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const repo = new MongoDeliveryRepo({} as MongoConnection);
+      await repo.due(0, 10, 5);
+      await turn();
+      healing.end('202612:ep_4');
+      await turn();
+      healing.shared.set('unreadable', '');
+      await repo.due(5_000, 10, 5);
+      await turn();
+      expect(healing.calls.map((c) => c.cursor)).toEqual(['', '202612:ep_4']);
+      expect(healing.tenantCursors).toEqual(['', '+']);
+      healing.end('');
+      await turn();
+      await turn();
+      expect(warnings).toEqual(['wirehook: healing the due queue: not primary']);
+      await repo.settle();
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

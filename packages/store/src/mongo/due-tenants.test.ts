@@ -7,7 +7,6 @@ import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, HEAL_ENTRIES, healDueQueue, healTenantBounds, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { DUE_NEVER, type DueNote, dueEntryId, noteDue } from './due-queue.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
-import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
@@ -24,6 +23,7 @@ function matches(doc: Doc, filter: Doc): boolean {
       if (op === '$lte') return (have as number | string) <= (v as number | string);
       if (op === '$in') return (v as unknown[]).includes(have);
       if (op === '$type') return typeof have === v;
+      if (op === '$exists') return (have !== undefined) === v;
       throw new Error(`the stand-in has no ${op}`);
     });
   });
@@ -114,10 +114,15 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
   const queueCounts = { writes: 0, finds: 0, read: 0 };
   const tenantCounts = { writes: 0, finds: 0, read: 0 };
   const ownWrites = { writes: 0 };
+  const deliveryCounts = { writes: 0, read: 0 };
   /** Writes across collections. */
   const counts = {
     get writes() {
-      return queueCounts.writes + tenantCounts.writes + ownWrites.writes;
+      return queueCounts.writes + tenantCounts.writes + ownWrites.writes + deliveryCounts.writes;
+    },
+    /** Deliveries the sweep's reads of them returned (what the due index's reads examine, about). */
+    get deliveriesRead() {
+      return deliveryCounts.read;
     },
     get tenantWrites() {
       return tenantCounts.writes;
@@ -145,7 +150,7 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
     dueAt: e.dueAt,
   }));
   const eps: Doc[] = endpoints.map((e) => ({ _id: e.id, status: 'active' }));
-  const bucket = { deliveries: collection(deliveries, ownWrites) };
+  const bucket = { deliveries: collection(deliveries, deliveryCounts) };
   const conn = {
     dueEndpoints: collection(queue, queueCounts),
     dueTenants: collection(tenants, tenantCounts),
@@ -593,13 +598,109 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     expect((await dueDeliveries(conn, now + 1, 10, 5)).map((d) => d.id)).toEqual(['dlv_retry']);
   });
 
-  it('a sweep that read a bound before another took the entry and moved it back to that value does not take it (the count differs)', async () => {
+  /** Runs `meanwhile` once the sweep's `n`th read of deliveries has answered, before the sweep sees the answer. */
+  function afterDeliveryRead(conn: MongoConnection, n: number, meanwhile: () => Promise<void> | void) {
+    const bucket = conn.bucket(MONTH) as unknown as {
+      deliveries: { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
+    };
+    const find = bucket.deliveries.find;
+    let reads = 0;
+    bucket.deliveries.find = (...args: unknown[]) => {
+      const cursor = find(...args);
+      if (++reads !== n) return cursor;
+      return {
+        limit: (k: number) => ({
+          toArray: async () => {
+            const found = await cursor.limit(k).toArray();
+            await meanwhile();
+            return found;
+          },
+        }),
+      };
+    };
+  }
+
+  it('a sweep that read a due bound before another took the entry and moved it back to that value does not take it: the count differs', async () => {
     const { conn, queue } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
-    const seen = { ...queue[0]! };
-    // Another sweep took it and moved it back to 5,000 (its delivery handed out, not yet claimed).
-    expect(await dueDeliveries(conn, 10_000, 10, 5)).toHaveLength(1);
+    // After this sweep's first read: another sweep took the entry and moved it back to 5,000 (its delivery handed out,
+    // not claimed yet), counting its two writes.
+    afterDeliveryRead(conn, 1, () => {
+      queue[0]!['seq'] = 2;
+    });
+    expect(await dueDeliveries(conn, 10_000, 10, 5)).toEqual([]);
     expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
-    const q = DELIVERIES_PLANS.dueEndpoint(seen['_id'] as string, 5_000, (seen['seq'] as number | undefined) ?? null);
-    expect((await conn.dueEndpoints.updateOne(q.filter as never, { $set: { dueAt: 20_000 } })).modifiedCount).toBe(0);
+  });
+
+  it('a stale bound another sweep took and moved back since this one read it is left as that sweep left it', async () => {
+    const { conn, queue, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    deliveries[0]!['dueAt'] = 40_000;
+    afterDeliveryRead(conn, 1, () => {
+      queue[0]!['seq'] = 2;
+    });
+    expect(await dueDeliveries(conn, 10_000, 10, 5)).toEqual([]);
+    // Not this sweep's: no move to the lease's end (and no read after it).
+    expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
+  });
+
+  it('reads one delivery of a stale entry before its move and one after, and perEndpoint + 1 more of a taken one', async () => {
+    const leased = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    // 50 deliveries, all claimed since (leased to 40,000 and on).
+    leased.deliveries.length = 0;
+    for (let k = 0; k < 50; k++)
+      leased.deliveries.push({
+        _id: `dlv_${k}`,
+        endpointId: 'ep_1',
+        orgId: 'org_1',
+        env: 'live',
+        status: 'pending',
+        held: false,
+        laneWait: false,
+        dueAt: 40_000 + k,
+      });
+    expect(await dueDeliveries(leased.conn, 10_000, 10, 5)).toEqual([]);
+    expect(leased.counts.deliveriesRead).toBe(1 + 1);
+    const due = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    due.deliveries.length = 0;
+    for (let k = 0; k < 50; k++)
+      due.deliveries.push({
+        _id: `dlv_${k}`,
+        endpointId: 'ep_1',
+        orgId: 'org_1',
+        env: 'live',
+        status: 'pending',
+        held: false,
+        laneWait: false,
+        dueAt: 5_000 + k,
+      });
+    expect(await dueDeliveries(due.conn, 10_000, 10, 5)).toHaveLength(5);
+    // The first read, then perEndpoint + 1 once taken; the read after the move (its bound back at a time still due) finds it as moved.
+    expect(due.counts.deliveriesRead).toBe(1 + 6 + 1);
+  });
+
+  it('a resume committed between the sweep’s status read and its move of a stale bound: the status read again lowers it back', async () => {
+    const { conn, queue, deliveries, eps } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    const now = 10_000;
+    eps[0]!['status'] = 'paused';
+    // Its first delivery due 2 s from now: stale at this sweep (nothing due), and its endpoint read paused.
+    deliveries[0]!['dueAt'] = now + 2_000;
+    const endpoints = conn.endpoints as unknown as { find: (...args: unknown[]) => { toArray: () => Promise<Doc[]> } };
+    const find = endpoints.find;
+    let reads = 0;
+    endpoints.find = (...args: unknown[]) => {
+      const cursor = find(...args);
+      if (++reads !== 1) return cursor;
+      return {
+        toArray: async () => {
+          const found = await cursor.toArray();
+          // The resume commits, and its noteDue meets the bound this sweep read (5,000): it lowers nothing.
+          eps[0]!['status'] = 'active';
+          await noteDue(conn, [{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: MONTH, dueAt: now + 2_000 }]);
+          return found;
+        },
+      };
+    };
+    expect(await dueDeliveries(conn, now, 10, 5)).toEqual([]);
+    // Not the paused endpoint's look-again bound (now + 5 s): its first delivery's time.
+    expect(queue[0]!['dueAt']).toBe(now + 2_000);
   });
 });

@@ -18,10 +18,17 @@ function standIn() {
       sent.push({ filter, options });
       return { toArray: async () => filter._id.$in.flatMap((id) => (docs.has(id) ? [{ ...docs.get(id)! }] : [])) };
     },
-    updateOne: async (filter: { _id: string; cursor: string }, update: { $set: { cursor: string } }, options: Record<string, unknown>) => {
+    updateOne: async (
+      filter: { _id: string; cursor: string | { $in: (string | null)[] } },
+      update: { $set: { cursor: string } },
+      options: Record<string, unknown>,
+    ) => {
       sent.push({ filter, update, options });
       const doc = docs.get(filter._id);
-      if (doc?.cursor === filter.cursor) doc.cursor = update.$set.cursor;
+      // As the server: null in an $in matches a field that is absent.
+      const want = filter.cursor;
+      const matched = doc !== undefined && (typeof want === 'string' ? doc.cursor === want : want.$in.includes(doc.cursor ?? null));
+      if (matched) doc.cursor = update.$set.cursor;
       else if (doc !== undefined)
         throw new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: w.meta index: _id_ dup key: { _id: "${filter._id}" }` });
       else if (options['upsert'] === true) docs.set(filter._id, { _id: filter._id, ...update.$set });
@@ -55,6 +62,14 @@ describe("the healer's shared positions (MongoDB, a stand-in)", () => {
     // The primary's acknowledgement alone: a position rolled back walks a stretch again.
     const moves = sent.filter((s) => s.update !== undefined);
     expect(moves.every((s) => s.options['upsert'] === true && JSON.stringify(s.options['writeConcern']) === '{"w":1}')).toBe(true);
+  });
+
+  it('moves from the start a document that has no position (written by hand, or by a later build), not failing every move', async () => {
+    const { conn, docs } = standIn();
+    docs.set(HEAL_WALKS.due, { _id: HEAL_WALKS.due });
+    expect(await readHealCursors(conn)).toEqual({ due: '', tenants: '' });
+    expect(await moveHealCursor(conn, 'due', '', '202612:ep_1')).toBe(true);
+    expect(docs.get(HEAL_WALKS.due)?.cursor).toBe('202612:ep_1');
   });
 
   it("throws what is not another healing's move (a lost primary), so the healing is told as failed", async () => {

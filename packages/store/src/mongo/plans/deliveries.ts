@@ -197,10 +197,15 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     maxExamined: () => 1,
     residual: {
       dueAt: 'the value the sweep read: a compare-and-set on the one document _id found',
-      seq: "the sweeps' writes counted when it was read (null: none yet): a check on the one document _id found",
+      seq: "the sweeps' writes counted when it was read (null: none yet, the field absent): a check on the one document _id found",
     },
     build: (endpointId: string, from?: number, seq?: number | null) => ({
-      filter: from === undefined ? { _id: endpointId } : seq === undefined ? { _id: endpointId, dueAt: from } : { _id: endpointId, dueAt: from, seq },
+      filter:
+        from === undefined
+          ? { _id: endpointId }
+          : seq === undefined
+            ? { _id: endpointId, dueAt: from }
+            : { _id: endpointId, dueAt: from, seq: seq === null ? { $exists: false } : seq },
     }),
     example: ['ep_1', 1, 2],
   }),
@@ -366,10 +371,10 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { cursor: 'the position the healing read: a condition on the one document _id found' },
+    residual: { cursor: "the position the healing read ('': none, or the field absent): a condition on the one document _id found" },
     // The primary's acknowledgement alone: rolled back in a failover, a stretch of the walk is walked again.
     writeConcern: RELEASED_BY_PRIMARY,
-    build: (id: string, from: string) => ({ filter: { _id: id, cursor: from } }),
+    build: (id: string, from: string) => ({ filter: { _id: id, cursor: from === '' ? { $in: ['', null] } : from } }),
     example: ['heal:due', '202612:ep_1'],
   }),
   /** The shared backlog count in `meta` (backlog-read.ts): read at a scrape, its age by the server's clock. */
