@@ -20,11 +20,11 @@ import { scope } from './query.ts';
  * DeliveryRepo.complete: the attempt, the delivery's new state and the endpoint's failure
  * streak. A delivery of the month the attempt was made in has its attempt inserted first, on its
  * own (it happened, whatever its claim's state), beside the endpoint's read; then a plain
- * completion — the endpoint active, its streak neither beginning nor ending, no disabling, no
- * alert, an unordered delivery (plainCompletion): nearly every success, and a failing endpoint's
- * retries — is one update of the delivery by `_id`, its fence in the filter, with no transaction.
- * Anything else is one transaction of point writes (the delivery, the lane's hand-over, the
- * streak, an alert event), which inserts the attempt once its delivery is found when it was not
+ * completion — the endpoint active, no disabling, no alert but a streak's `failing`, an unordered
+ * delivery (plainCompletion): every success, and every retry but an automatic stop's — is one
+ * update of the delivery by `_id`, its fence in the filter, with no transaction, and after it the
+ * streak's start or end, if any (moveStreak). Anything else is one transaction of point writes
+ * (the delivery, the lane's hand-over, the streak, an alert event), which inserts the attempt once its delivery is found when it was not
  * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
  * it again when its first insert was not confirmed by a majority. A process that dies between the
  * attempt and the delivery's write leaves the attempt on record and the delivery leased: it is sent
@@ -55,7 +55,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const completed =
     (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
     (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
-  const { due, settle, unconfirmed, ...result } = completed;
+  const { due, settle, unconfirmed, streak, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
@@ -64,6 +64,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // After the write (due-queue.ts says why): the retry and the lane's next in the due queue,
     // first: the message's status below must not delay (or, failing, skip) a wake-up.
     await noteDue(conn, due, { tenantsSoon: true });
+    if (streak !== undefined) await moveStreak(conn, t, endpointId, streak, attempt);
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {
@@ -92,6 +93,8 @@ interface Written extends CompletedAttempt {
   settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
   /** A plain write the primary applied and a majority did not confirm: thrown once what follows the write is done. */
   unconfirmed?: unknown;
+  /** A plain completion's move of the failure streak, made after its write (moveStreak); a transaction's is in it. */
+  streak?: AttemptEffects['streak'];
 }
 
 /** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
@@ -173,7 +176,10 @@ async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBuck
 export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCompletion | null): endpoint is EndpointAtCompletion {
   if (endpoint === null || endpoint.status !== 'active') return false;
   const e = attemptEffects(outcome, false, endpoint);
-  return e.streak === 'keep' && !e.disable && e.alerts.length === 0;
+  // A streak's start (with its `failing` event) or end is written after the delivery's write, each a conditional write
+  // of its own (moveStreak): in the transaction, a flaky endpoint's every other completion wrote its document, and
+  // those finishing together conflicted on it and ran again (helper 276).
+  return !e.disable && e.alerts.every((a) => a === 'failing');
 }
 
 /**
@@ -205,7 +211,31 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   if (before === null) return null;
   const effects = attemptEffects(outcome, before['resend'] === true, endpoint);
   const written = afterWrite(claim, bucket.month, outcome, before as BeforeDoc, effects, before['held'] === true);
-  return { applied: true, endpointDisabled: false, ...written, ...(unconfirmed === undefined ? {} : { unconfirmed }) };
+  return { applied: true, endpointDisabled: false, ...written, streak: effects.streak, ...(unconfirmed === undefined ? {} : { unconfirmed }) };
+}
+
+/**
+ * A plain completion's move of its endpoint's failure streak, after its delivery's write: a start
+ * queues its `failing` event (an upsert by the event's `_id`: a repeat while one is queued is
+ * collapsed into it), then sets `failingSince` where none is set; an end clears it where one is
+ * set. Each a conditional write of one document by `_id`: of two completions racing, one writes and
+ * the other's matches nothing, where in a transaction the second conflicted and ran again. The
+ * event first: a death between the two leaves a notice of a streak the endpoint's next failure
+ * starts, never a streak without its notice. A death before either, or a write that fails (told as
+ * a warning), leaves the streak as it was until the endpoint's next completion moves it.
+ */
+async function moveStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, streak: AttemptEffects['streak'], attempt: AttemptDoc): Promise<void> {
+  if (streak === 'start') {
+    const event = P.alertEventById(alertEventId(t, endpointId, 'failing'));
+    await conn.alertEvents.updateOne(event.filter, { $setOnInsert: alertEventFields(t, 'failing', endpointId, attempt) }, { ...event.options, upsert: true });
+    const q = P.streakStart(t, endpointId);
+    // The plan is the transaction's too, where a write concern of its own is refused: given here.
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, writeConcern: COMPLETED_BY_MAJORITY });
+  }
+  if (streak === 'clear') {
+    const q = P.streakEnd(t, endpointId);
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, q.options);
+  }
 }
 
 /** The fields BEFORE reads, as a completion uses them. */
@@ -361,18 +391,15 @@ export async function addAlertEvent(
   // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
   const queued = P.queuedAlertEvent(endpointId, kind);
   if ((await conn.alertEvents.findOne(queued.filter, { ...queued.options, session, projection: { _id: 1 } })) !== null) return;
-  await conn.alertEvents.insertOne(
-    {
-      _id: `${t.orgId}:${endpointId}:${kind}`,
-      seq: a.at,
-      ...scope(t),
-      kind,
-      endpointId,
-      at: a.at,
-      error: a.error,
-      responseStatus: a.responseStatus,
-      deliveryId: a.deliveryId,
-    },
-    { session },
-  );
+  await conn.alertEvents.insertOne({ _id: alertEventId(t, endpointId, kind), ...alertEventFields(t, kind, endpointId, a) }, { session });
+}
+
+/** An alert event's `_id`: one queued per endpoint and kind. */
+function alertEventId(t: Tenant, endpointId: EndpointId, kind: AttemptAlert): string {
+  return `${t.orgId}:${endpointId}:${kind}`;
+}
+
+/** An alert event's fields but its `_id`, from the attempt that queued it. */
+function alertEventFields(t: Tenant, kind: AttemptAlert, endpointId: EndpointId, a: AttemptDoc) {
+  return { seq: a.at, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId };
 }

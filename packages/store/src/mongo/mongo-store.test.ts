@@ -194,7 +194,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB: a plain completion co
     }
   }
 
-  it('a success of an endpoint not failing: the attempt and the delivery written, no transaction; one ending a streak commits one', async () => {
+  it('a success of an endpoint not failing: the attempt and the delivery written, no transaction; one ending a streak none either', async () => {
     await scene(async ({ store, m, t, endpointId, sent }) => {
       const [first, second] = [(await m.send(t)).deliveryIds[0]!, (await m.send(t)).deliveryIds[0]!];
       const job = await m.claim(first);
@@ -211,7 +211,8 @@ describe.skipIf(url === undefined || url === '')('MongoDB: a plain completion co
       const again = await m.claim(second);
       sent();
       await store.deliveries.complete(claimRef(again), m.succeeded(again, m.f.clock.now()));
-      expect(sent().some((c) => c.startsWith('commitTransaction'))).toBe(true);
+      // The streak cleared by a write of its own after the delivery's (delivery-complete.ts, moveStreak).
+      expect(sent().filter((c) => c.endsWith('(txn)') || c.startsWith('commitTransaction'))).toEqual([]);
       expect((await store.endpoints.get(t, endpointId as never))?.failingSince ?? null).toBeNull();
       expect((await store.deliveries.attempts(t, second, { limit: 10 }))?.attempts).toHaveLength(1);
     });

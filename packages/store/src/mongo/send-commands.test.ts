@@ -317,6 +317,8 @@ interface CompletionScene {
   plainWriteThrows?: Error;
   /** The endpoint's read outside the transaction fails (a failover). */
   endpointReadThrows?: boolean;
+  /** The endpoint's write outside the transaction (a plain completion's streak) fails. */
+  streakWriteThrows?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
   gate?: Promise<void>;
 }
@@ -332,11 +334,14 @@ function completionStandIn(o: CompletionScene) {
   const updates: unknown[] = [];
   /** The attempt's writes again in the transaction (an unconfirmed insert's). */
   const attemptUpserts: { filter: unknown; update: unknown }[] = [];
+  /** Every command's filter and update, by the name logged. */
+  const sent: { name: string; filter: Record<string, unknown>; update: unknown }[] = [];
   const named =
     <T>(name: string, answer: (filter: Record<string, unknown>) => T) =>
     async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
       const logged = rest.some((r) => r?.session !== undefined) ? `${name} (txn)` : name;
       log.push(logged);
+      sent.push({ name: logged, filter, update: rest[0] });
       options.set(logged, rest[rest.length - 1]);
       if (name === 'deliveries.findOneAndUpdate') {
         filters.push(filter);
@@ -347,6 +352,7 @@ function completionStandIn(o: CompletionScene) {
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
       if (logged === 'endpoints.findOne' && o.endpointReadThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
+      if (logged === 'endpoints.updateOne' && o.streakWriteThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       return answer(filter);
     };
   /** The rollups' increments flushed (endpoint_rollups' bulk writes' `$inc`s). */
@@ -368,7 +374,11 @@ function completionStandIn(o: CompletionScene) {
   });
   Object.assign(conn, {
     deliveryLanes: { findOne: named('deliveryLanes.findOne', () => null) },
-    alertEvents: { findOne: named('alertEvents.findOne', () => null), insertOne: named('alertEvents.insertOne', () => ({})) },
+    alertEvents: {
+      findOne: named('alertEvents.findOne', () => null),
+      insertOne: named('alertEvents.insertOne', () => ({})),
+      updateOne: named('alertEvents.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })),
+    },
     endpointRollups: {
       bulkWrite: async (ops: { updateOne: { update: { $inc: unknown } } }[]) => (rolledUp.push(...ops.map((op) => op.updateOne.update.$inc)), {}),
     },
@@ -405,7 +415,7 @@ function completionStandIn(o: CompletionScene) {
     await flushRollups(conn);
     return completed;
   };
-  return { log, filters, options, updates, attemptUpserts, rolledUp, complete, finish };
+  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -582,26 +592,76 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(rolledUp).toEqual(expect.arrayContaining([expect.objectContaining({ attempts: 1 })]));
   });
 
-  it('one that ends a streak goes through the transaction, its attempt written once, before it', async () => {
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
+  it('one that ends a streak is plain: the delivery written, then the streak cleared where one is set — no transaction', async () => {
+    const { log, sent, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-    expect(log.slice(0, 6)).toEqual([
+    expect(log).toEqual([
       'endpoints.findOne',
       'attempts.insertOne',
-      'endpoints.findOne (txn)',
-      'deliveries.findOneAndUpdate (txn)',
-      'endpoints.updateOne (txn)',
-      'commit',
+      'deliveries.findOneAndUpdate',
+      'endpoints.updateOne',
+      'messages.updateOne',
+      'deliveries.updateOne',
     ]);
-    expect(inserted(log)).toHaveLength(1);
+    // Conditional: of two successes racing, one writes; a failure's start since is not undone by a stale read.
+    expect(sent.find((c) => c.name === 'endpoints.updateOne')).toEqual({
+      name: 'endpoints.updateOne',
+      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $ne: null } },
+      update: { $set: { failingSince: null } },
+    });
+    expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
   });
 
-  it('one that begins a streak goes through the transaction too (its alert with it), no plain write tried', async () => {
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
-    await complete(RETRY);
-    expect(log).not.toContain('deliveries.findOneAndUpdate');
-    expect(log).toContain('alertEvents.insertOne (txn)');
-    expect(log).toContain('commit');
+  it('one that begins a streak is plain: the delivery written, its failing event upserted, then the streak set where none is', async () => {
+    const { log, sent, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
+    expect(await complete(RETRY)).toMatchObject({ applied: true });
+    expect(log).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'dueEndpoints.bulkWrite',
+      'dueTenants.bulkWrite',
+      'alertEvents.updateOne',
+      'endpoints.updateOne',
+      'messages.updateOne',
+      'deliveries.updateOne',
+    ]);
+    // The event first (a death between leaves a notice, not a streak without one), by its _id: a repeat collapses into it.
+    const event = sent.find((c) => c.name === 'alertEvents.updateOne');
+    expect(event?.filter).toEqual({ _id: 'org_1:ep_1:failing' });
+    expect(event?.update).toEqual({ $setOnInsert: expect.objectContaining({ kind: 'failing', endpointId: 'ep_1', seq: NOW, at: NOW, orgId: 'org_1' }) });
+    expect(options.get('alertEvents.updateOne')).toMatchObject({ upsert: true, writeConcern: { w: 'majority', wtimeoutMS: 10_000 } });
+    expect(sent.find((c) => c.name === 'endpoints.updateOne')).toMatchObject({
+      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: null },
+      update: { $set: { failingSince: NOW } },
+    });
+    expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 } });
+  });
+
+  it('a streak’s write that fails after the delivery’s is told, and the completion stands', async () => {
+    const { complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: true });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.some((w) => w.includes('primary stepped down'))).toBe(true);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('one that disables its endpoint, or whose delivery fails for good, still goes through the transaction', async () => {
+    const failing = { status: 'active', failingSince: NOW - 6 * 86_400_000 };
+    const disabling = completionStandIn({ endpoint: failing, before: OPEN_PENDING });
+    await disabling.complete({ ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 5 * 86_400_000, disabledReason: 'failing_5_days' } });
+    expect(disabling.log).not.toContain('deliveries.findOneAndUpdate');
+    expect(disabling.log).toContain('deliveries.findOneAndUpdate (txn)');
+    const exhausted = completionStandIn({ endpoint: failing, before: OPEN_PENDING });
+    await exhausted.complete({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } });
+    expect(exhausted.log).toContain('alertEvents.insertOne (txn)');
+    expect(exhausted.log).toContain('commit');
   });
 
   it('an ordered delivery unknown to its claim misses the plain write and is completed by the transaction, its lane handed over there', async () => {
@@ -665,15 +725,17 @@ describe('plainCompletion', () => {
   const active = { status: 'active' as const, failingSince: null };
   const failing = { status: 'active' as const, failingSince: NOW - 60_000 };
   const outcome = (o: Record<string, unknown>) => ({ attempt: { at: NOW }, countsTowardPolicy: true, ...o }) as never;
-  it('is a success or a failure that changes nothing of the endpoint, and sends no alert', () => {
+  it('is a success or a failure that changes nothing of the endpoint but its streak, and sends no alert but the streak’s', () => {
     expect(plainCompletion(outcome(SUCCESS), active)).toBe(true);
     expect(plainCompletion(outcome(RETRY), failing)).toBe(true);
     // Our own fault (the egress relay): the endpoint's record is left as it is.
     expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: null } }), active)).toBe(true);
   });
-  it('is not when the streak begins or ends, the endpoint is disabled now, the delivery fails for good, or the endpoint is not active', () => {
-    expect(plainCompletion(outcome(SUCCESS), failing)).toBe(false);
-    expect(plainCompletion(outcome(RETRY), active)).toBe(false);
+  it('is when the streak begins or ends (each written after the delivery, on its own)', () => {
+    expect(plainCompletion(outcome(SUCCESS), failing)).toBe(true);
+    expect(plainCompletion(outcome(RETRY), active)).toBe(true);
+  });
+  it('is not when the endpoint is disabled now, the delivery fails for good, or the endpoint is not active', () => {
     expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 1_000 } }), failing)).toBe(false);
     expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 120_000 } }), failing)).toBe(true);
     expect(plainCompletion(outcome({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } }), failing)).toBe(false);
