@@ -193,7 +193,10 @@ describe("the spec's numbers", () => {
     const alerts = new Proxy(s.store.alerts, {
       get(target, key) {
         if (key === 'retryingCounts')
-          return async (min: number) => (await target.retryingCounts(min)).map((r) => ({ ...r, count: Math.min(r.count, min), exact: false }));
+          return async (min: number, after: OrgId | null, orgs: number) => {
+            const page = await target.retryingCounts(min, after, orgs);
+            return { ...page, counts: page.counts.map((r) => ({ ...r, count: Math.min(r.count, min), exact: false })) };
+          };
         if (key === 'retryingCount')
           return async (t: Tenant, upTo: number) => {
             counted.push(upTo);
@@ -225,6 +228,56 @@ describe("the spec's numbers", () => {
     await round();
     expect(counted).toEqual([1_001]);
   });
+
+  it('a walk of retrying organizations longer than a tick reads goes on over the next ticks, and a new pass starts a minute after the last began', async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const s = scene;
+    // The store as MongoDB pages its walk, one organization a page (the worker asks for 200).
+    const afters: (OrgId | null)[] = [];
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'retryingCounts')
+          return async (min: number, after: OrgId | null, orgs: number) => {
+            afters.push(after);
+            expect(orgs).toBe(200);
+            const all = (await target.retryingCounts(min, after, orgs)).counts;
+            const first = all[0]?.tenant.orgId;
+            const page = all.filter((r) => r.tenant.orgId === first);
+            return { counts: page, next: first !== undefined && all.some((r) => r.tenant.orgId !== first) ? first : null };
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    const targets: AlertTargetId[] = [];
+    const orgs: OrgId[] = [];
+    for (let i = 0; i < 3; i++) {
+      const org = await s.org();
+      orgs.push(org);
+      await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 });
+      targets.push(await s.target(org));
+      const endpoint = await s.endpoint(live(org), { count: 7, interval: 'progressive' });
+      for (let k = 0; k < 101; k++) await s.fail(live(org), endpoint, 'retrying');
+    }
+    const told = () => targets.filter((t) => s.sender.to(t).some((n) => n.type === 'alert.pending_retries')).length;
+    const sorted = [...orgs].sort();
+    await round();
+    await round();
+    // Two pages read, the pass not ended: nothing decided from it yet.
+    expect(afters).toEqual([null, sorted[0]]);
+    expect(told()).toBe(0);
+    await round();
+    expect(afters).toEqual([null, sorted[0], sorted[1]]);
+    expect(told()).toBe(3);
+    // The pass ended: none begins again before its minute is up.
+    s.clock.advance(MINUTE - SECOND);
+    await round();
+    expect(afters).toHaveLength(3);
+    s.clock.advance(SECOND);
+    await round();
+    expect(afters).toEqual([null, sorted[0], sorted[1], null]);
+  }, 60_000);
 
   it('periodic readings wait their turn: with 101 organizations over the 100 a tick, the 101st is decided in the next minute', async () => {
     const s = start(Date.UTC(2026, 4, 12, 9, 0, 0));

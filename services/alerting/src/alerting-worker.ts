@@ -41,6 +41,13 @@ const FAILING_PER_ORG = 100;
 const EGRESS_STEP_AT_LEAST_MS = 60_000;
 /** The smallest pending-retries threshold: an environment is looked at above it (the spec's "exceed"). */
 const RETRYING_MIN = 101;
+/**
+ * Organizations with retrying deliveries one tick reads of the periodic pass (a page of the
+ * store's walk: MongoDB's costs a round trip's wait an organization): a pass of more takes more
+ * ticks, so at 10⁴ such organizations each is read every ≈ 2 minutes rather than the tick held a
+ * minute's worth of round trips.
+ */
+const RETRYING_ORGS_PER_TICK = 200;
 
 /** An organization's periodic reading: retrying totals (`exact` false: at least that many) and the live messages of `month`. */
 interface PeriodicReading {
@@ -98,6 +105,8 @@ export class AlertingWorker implements Component {
   #ticking: Promise<void> | undefined;
   #stopped = false;
   #lastPeriodic: number | undefined;
+  /** The periodic pass under way: its readings so far, and where the walk over retrying organizations goes on. */
+  #pass: { fresh: Map<OrgId, PeriodicReading>; after: OrgId | null } | undefined;
   /** When (by the clock) the last step of a pool change's notices was taken. */
   #egressStepAt: number | undefined;
 
@@ -178,20 +187,34 @@ export class AlertingWorker implements Component {
   async #decide(): Promise<void> {
     const { store, clock } = this.#o;
     const now = clock.now();
-    if (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic) {
+    if (this.#pass === undefined && (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic)) {
       this.#lastPeriodic = now;
       const fresh = new Map<OrgId, PeriodicReading>();
       const month = utcMonth(now);
-      const entry = (orgId: OrgId) => fresh.get(orgId) ?? fresh.set(orgId, { retrying: [], used: null, month }).get(orgId)!;
-      for (const r of await store.alerts.retryingCounts(RETRYING_MIN))
-        entry(r.tenant.orgId).retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
       // Only organizations at USAGE_NOTICE_FLOOR or above (the store lists no other; one below it could cross no threshold).
-      for (const u of await store.alerts.liveMonthUsage(month, now)) if (u.used >= USAGE_NOTICE_FLOOR) entry(u.orgId).used = u.used;
-      // Merged, not replaced: replacing the queue each minute put the same first organizations
-      // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
-      // One with nothing periodic left leaves the queue; the others keep their places.
-      for (const orgId of this.#periodic.keys()) if (!fresh.has(orgId)) this.#periodic.delete(orgId);
-      for (const [orgId, reading] of fresh) this.#periodic.set(orgId, reading);
+      for (const u of await store.alerts.liveMonthUsage(month, now)) {
+        if (u.used >= USAGE_NOTICE_FLOOR) fresh.set(u.orgId, { retrying: [], used: u.used, month });
+      }
+      this.#pass = { fresh, after: null };
+    }
+    const pass = this.#pass;
+    if (pass !== undefined) {
+      // A page of the walk a tick: a pass of many organizations takes several, and decides none until it has read them all.
+      const page = await store.alerts.retryingCounts(RETRYING_MIN, pass.after, RETRYING_ORGS_PER_TICK);
+      for (const r of page.counts) {
+        const month = utcMonth(this.#lastPeriodic!);
+        const reading = pass.fresh.get(r.tenant.orgId) ?? pass.fresh.set(r.tenant.orgId, { retrying: [], used: null, month }).get(r.tenant.orgId)!;
+        reading.retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
+      }
+      pass.after = page.next;
+      if (page.next === null) {
+        this.#pass = undefined;
+        // Merged, not replaced: replacing the queue each minute put the same first organizations
+        // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
+        // One with nothing periodic left leaves the queue; the others keep their places.
+        for (const orgId of this.#periodic.keys()) if (!pass.fresh.has(orgId)) this.#periodic.delete(orgId);
+        for (const [orgId, reading] of pass.fresh) this.#periodic.set(orgId, reading);
+      }
     }
     const failingOrgs = await store.alerts.failingOrgs(now - STREAKS_SINCE_MS, now, this.#failingOrgsAfter, ORGS_PER_TICK);
     // Round robin: the next tick goes on after the last organization looked at, from the start when none is left.

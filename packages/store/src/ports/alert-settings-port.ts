@@ -119,6 +119,13 @@ export interface NoticeAttempt {
 }
 
 /** Where the failing-endpoint walk of one organization stands: after this streak. */
+/** A page of the walk over the organizations with deliveries waiting to retry (AlertSettingsRepo.retryingCounts). */
+export interface RetryingPage {
+  counts: { tenant: Tenant; count: number; exact: boolean }[];
+  /** Where the next page starts (the last organization this one read); null once the walk has ended. */
+  next: OrgId | null;
+}
+
 export interface FailingCursor {
   failingSince: number;
   endpointId: EndpointId;
@@ -160,12 +167,15 @@ export interface AlertSettingsRepo {
     limit: number,
   ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
   /**
-   * Environments with at least `min` deliveries waiting to retry (read once a minute for every
-   * organization). `count` is their number when `exact` (SQLite, from per-endpoint counts kept
-   * by triggers); otherwise at least that (MongoDB counts each only up to `min` here), and
-   * retryingCount reads the number of the few environments that may be notified.
+   * A page of the walk over the organizations with deliveries waiting to retry (the alerting
+   * engine's, a pass at most once a minute): of at most `orgs` of them after `after` in id order
+   * (null: from the first), the environments with at least `min`. `count` is their number when
+   * `exact` (SQLite, from per-endpoint counts kept by triggers); otherwise at least that (MongoDB
+   * counts each only up to `min` here), and retryingCount reads the number of the few
+   * environments that may be notified. `next`: where the next page starts; null once the walk has
+   * ended. An adapter may answer the whole walk at once (SQLite: one read of a row per endpoint).
    */
-  retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]>;
+  retryingCounts(min: number, after: OrgId | null, orgs: number): Promise<RetryingPage>;
   /**
    * One environment's deliveries waiting to retry, counted up to `upTo` (at most
    * PENDING_RETRIES_COUNTED_UP_TO): a larger total reads as `upTo`.

@@ -13,6 +13,7 @@ import {
   type NoticeAttempt,
   type NoticeClaimFairness,
   type NoticeDelivery,
+  type RetryingPage,
 } from '../ports/alert-settings-port.ts';
 import { NoticeTurns } from '../alert-notice-turns.ts';
 import type { SqliteConnection } from './connection.ts';
@@ -130,18 +131,17 @@ export class SqliteAlertSettingsRepo implements AlertSettingsRepo {
       }));
   }
 
-  async retryingCounts(min: number): Promise<{ tenant: Tenant; count: number; exact: boolean }[]> {
-    return (
-      this.#conn
-        // A row per endpoint (endpoint_counts, kept by triggers), not one per retrying delivery.
-        .statement('SELECT org_id, env, sum(retrying) AS total FROM endpoint_counts GROUP BY org_id, env HAVING total >= ?')
-        .all(min)
-        .map((row) => ({
-          tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
-          count: int(row, 'total'),
-          exact: true,
-        }))
-    );
+  async retryingCounts(min: number, after: OrgId | null, _orgs: number): Promise<RetryingPage> {
+    // The whole walk in one page: a row per endpoint (endpoint_counts, kept by triggers), not one per retrying delivery.
+    const counts = this.#conn
+      .statement('SELECT org_id, env, sum(retrying) AS total FROM endpoint_counts WHERE org_id > ? GROUP BY org_id, env HAVING total >= ? ORDER BY org_id, env')
+      .all(after ?? '', min)
+      .map((row) => ({
+        tenant: { orgId: text(row, 'org_id') as OrgId, env: text(row, 'env') as Environment },
+        count: int(row, 'total'),
+        exact: true,
+      }));
+    return { counts, next: null };
   }
 
   async retryingCount(t: Tenant, upTo: number): Promise<number> {

@@ -161,15 +161,36 @@ export function describeAlertContract(f: Fixtures): void {
       expect(await f.store.alerts.failingEndpoints(a.t.orgId, now + 1, now + MINUTE, null, 10)).toEqual([]);
     });
 
+    it('retrying totals in pages: every organization with one read once over the pages, each page after the last it read', async () => {
+      const scenes = [await m.scene(), await m.scene(), await m.scene()];
+      for (const s of scenes) for (let i = 0; i < 2; i++) await fail(s.t, 'retrying');
+      const ours = new Set(scenes.map((s) => s.t.orgId as string));
+      const read: string[] = [];
+      let after: OrgId | null = null;
+      for (let pages = 0; pages < 1_000; pages++) {
+        // One organization a page at most (an adapter may answer the whole walk at once).
+        const page = await f.store.alerts.retryingCounts(2, after, 1);
+        read.push(...page.counts.map((r) => r.tenant.orgId).filter((o) => ours.has(o)));
+        if (page.next === null) break;
+        expect(after === null || page.next > after).toBe(true);
+        after = page.next;
+      }
+      expect(read).toEqual([...ours].sort());
+      // From after the second: the third alone of these.
+      const sorted = [...ours].sort();
+      const rest = await f.store.alerts.retryingCounts(2, sorted[1] as OrgId, 1_000);
+      expect(rest.counts.map((r) => r.tenant.orgId).filter((o) => ours.has(o))).toEqual([sorted[2]]);
+    });
+
     it('retrying totals: environments with at least min (3 listed at 3, not at 4), and one environment counted', async () => {
       const a = await m.scene();
       for (let i = 0; i < 3; i++) await fail(a.t, 'retrying');
       await fail(a.t, 'exhausted');
       const of = (rows: { tenant: Tenant; count: number; exact: boolean }[]) => rows.filter((r) => r.tenant.orgId === a.t.orgId);
-      const listed = of(await f.store.alerts.retryingCounts(3));
+      const listed = of((await f.store.alerts.retryingCounts(3, null, 1_000)).counts);
       expect(listed).toHaveLength(1);
       expect(listed[0]).toMatchObject({ tenant: a.t, count: 3 });
-      expect(of(await f.store.alerts.retryingCounts(4))).toEqual([]);
+      expect(of((await f.store.alerts.retryingCounts(4, null, 1_000)).counts)).toEqual([]);
       // Exact or not, the count of one environment is its number (the failed one not among them).
       expect(await f.store.alerts.retryingCount(a.t, 10_001)).toBe(3);
       // Counted only up to what is asked: 2 of the 3.
