@@ -55,12 +55,32 @@ export class MongoMessageRepo implements MessageRepo {
     return listMessages(this.#conn, t, query);
   }
 
-  /** One aggregate per month of the messages given (a page's: mostly one, at a month's start two). */
+  /**
+   * The counts each message keeps of its deliveries by status (message-status.ts: moved by the
+   * write after each completion, so the row's status and its counts agree): ≤ MAX_PAGE_SIZE point
+   * reads a page. A message written before it kept them is counted from its deliveries (one
+   * aggregate per month of those: up to 20 × 50 deliveries read again, the list's read of them just before).
+   */
   async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
     if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);
     const counts: Record<string, Partial<Record<DeliveryStatus, number>>> = {};
     for (const [month, ids] of this.#conn.idsByBucket(messageIds)) {
-      const q = P.statusesOf(t, ids);
+      const kept = P.countsOf(t, ids);
+      const docs = await this.#conn
+        .bucket(month)
+        .messages.find(kept.filter, { ...kept.options, projection: { counts: 1 } })
+        .toArray();
+      const uncounted: string[] = [];
+      for (const doc of docs) {
+        if (doc.counts === undefined) {
+          uncounted.push(doc._id);
+          continue;
+        }
+        const some = Object.entries(doc.counts).filter(([, n]) => n > 0);
+        if (some.length > 0) counts[doc._id] = Object.fromEntries(some);
+      }
+      if (uncounted.length === 0) continue;
+      const q = P.statusesOf(t, uncounted);
       const groups = await this.#conn.bucket(month).deliveries.aggregate<StatusGroup>(q.pipeline!, q.options).toArray();
       for (const g of groups) (counts[g._id.messageId] ??= {})[g._id.status] = g.n;
     }

@@ -254,7 +254,17 @@ export const MESSAGES_PLANS = definePlans('messages', {
     build: (t: T, messageIds: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, messageId: { $in: [...messageIds] } } }),
     example: [T_EX, ['msg_1', 'msg_2']],
   }),
-  /** Each message's deliveries counted by status: one aggregate per month of a page of messages. */
+  /** A page's messages by id (≤ MAX_PAGE_SIZE, one month's), for the counts by status each keeps (message-status.ts). */
+  countsOf: planSpec({
+    collection: COLLECTIONS.messages,
+    index: '_id_',
+    examines: `the ids given (≤ MAX_PAGE_SIZE = ${MAX_PAGE_SIZE}): point reads of the _id index`,
+    maxExamined: (n) => n,
+    residual: { orgId: TENANT, env: TENANT },
+    build: (t: T, ids: readonly string[]) => ({ filter: { orgId: t.orgId, env: t.env, _id: { $in: [...ids] } } }),
+    example: [T_EX, ['msg_1', 'msg_2']],
+  }),
+  /** Each message's deliveries counted by status: one aggregate per month of a page of messages written before they kept their counts. */
   statusesOf: planSpec({
     collection: COLLECTIONS.deliveries,
     index: 'deliveries_message',
