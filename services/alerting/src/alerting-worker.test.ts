@@ -277,7 +277,78 @@ describe("the spec's numbers", () => {
     s.clock.advance(SECOND);
     await round();
     expect(afters).toEqual([null, sorted[0], sorted[1], null]);
+    // A pass still under way when its minute is up goes on where it stands: begun again, the organizations past a
+    // minute's pages would never be read.
+    s.clock.advance(2 * MINUTE);
+    await round();
+    expect(afters).toEqual([null, sorted[0], sorted[1], null, sorted[0]]);
   }, 60_000);
+
+  it('a read of the periodic totals that keeps failing holds back no other notice, and is tried again 5 s later, then 10', async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const s = scene;
+    let reads = 0;
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'retryingCounts')
+          return async () => {
+            reads++;
+            throw new Error('not primary');
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    const org = await s.org();
+    await choose(s, org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 100, usage: 80 });
+    const target = await s.target(org);
+    await s.fail(live(org), await s.endpoint(live(org)));
+    await round();
+    expect(types(s.sender.to(target))).toEqual(['alert.delivery_failure']);
+    expect(reads).toBe(1);
+    s.clock.advance(5 * SECOND - 1);
+    await round();
+    expect(reads).toBe(1);
+    s.clock.advance(1);
+    await round();
+    expect(reads).toBe(2);
+    s.clock.advance(10 * SECOND - 1);
+    await round();
+    expect(reads).toBe(2);
+    s.clock.advance(1);
+    await round();
+    expect(reads).toBe(3);
+  });
+
+  it("reads the month's usage when its pass's walk ends, in the month the pass is decided in", async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 31, 23, 59, 59));
+    const s = scene;
+    const calls: string[] = [];
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'retryingCounts')
+          return async (min: number, after: OrgId | null, orgs: number) => {
+            calls.push(`retrying after ${after ?? 'none'}`);
+            // A walk of two pages: the first ends before midnight, the second after.
+            if (after === null) return { counts: [], next: 'org_0' as OrgId };
+            return target.retryingCounts(min, after, orgs);
+          };
+        if (key === 'liveMonthUsage')
+          return async (month: string, now: number) => {
+            calls.push(`usage of ${month}`);
+            return target.liveMonthUsage(month, now);
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    await round();
+    s.clock.advance(2 * SECOND);
+    await round();
+    expect(calls).toEqual(['retrying after none', 'retrying after org_0', 'usage of 2026-06']);
+  });
 
   it('periodic readings wait their turn: with 101 organizations over the 100 a tick, the 101st is decided in the next minute', async () => {
     const s = start(Date.UTC(2026, 4, 12, 9, 0, 0));

@@ -57,6 +57,20 @@ interface PeriodicReading {
   month: string;
 }
 
+/** The periodic pass under way: the retrying totals read so far, where the walk goes on, and when a failed read is tried again. */
+interface PeriodicPass {
+  retrying: Map<OrgId, PeriodicReading['retrying']>;
+  after: OrgId | null;
+  /** The walk has ended; the month's usage is still to read. */
+  walked: boolean;
+  /** When its last read failed (null: none has since one succeeded); tried again backoffMs after. */
+  failedAt: number | null;
+  backoffMs: number;
+}
+
+/** How long a failed read of the periodic pass waits before it is tried again, doubling to PERIODIC_MS while it fails. */
+const PASS_RETRY_MIN_MS = 5_000;
+
 export interface AlertingWorkerOptions {
   store: Store;
   clock: Clock;
@@ -106,7 +120,7 @@ export class AlertingWorker implements Component {
   #stopped = false;
   #lastPeriodic: number | undefined;
   /** The periodic pass under way: its readings so far, and where the walk over retrying organizations goes on. */
-  #pass: { fresh: Map<OrgId, PeriodicReading>; after: OrgId | null } | undefined;
+  #pass: PeriodicPass | undefined;
   /** When (by the clock) the last step of a pool change's notices was taken. */
   #egressStepAt: number | undefined;
 
@@ -189,32 +203,25 @@ export class AlertingWorker implements Component {
     const now = clock.now();
     if (this.#pass === undefined && (this.#lastPeriodic === undefined || now - this.#lastPeriodic >= PERIODIC_MS || now < this.#lastPeriodic)) {
       this.#lastPeriodic = now;
-      const fresh = new Map<OrgId, PeriodicReading>();
-      const month = utcMonth(now);
-      // Only organizations at USAGE_NOTICE_FLOOR or above (the store lists no other; one below it could cross no threshold).
-      for (const u of await store.alerts.liveMonthUsage(month, now)) {
-        if (u.used >= USAGE_NOTICE_FLOOR) fresh.set(u.orgId, { retrying: [], used: u.used, month });
-      }
-      this.#pass = { fresh, after: null };
+      this.#pass = { retrying: new Map(), after: null, walked: false, failedAt: null, backoffMs: PASS_RETRY_MIN_MS };
     }
     const pass = this.#pass;
-    if (pass !== undefined) {
-      // A page of the walk a tick: a pass of many organizations takes several, and decides none until it has read them all.
-      const page = await store.alerts.retryingCounts(RETRYING_MIN, pass.after, RETRYING_ORGS_PER_TICK);
-      for (const r of page.counts) {
-        const month = utcMonth(this.#lastPeriodic!);
-        const reading = pass.fresh.get(r.tenant.orgId) ?? pass.fresh.set(r.tenant.orgId, { retrying: [], used: null, month }).get(r.tenant.orgId)!;
-        reading.retrying.push({ env: r.tenant.env, count: r.count, exact: r.exact });
-      }
-      pass.after = page.next;
-      if (page.next === null) {
-        this.#pass = undefined;
-        // Merged, not replaced: replacing the queue each minute put the same first organizations
-        // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
-        // One with nothing periodic left leaves the queue; the others keep their places.
-        for (const orgId of this.#periodic.keys()) if (!pass.fresh.has(orgId)) this.#periodic.delete(orgId);
-        for (const [orgId, reading] of pass.fresh) this.#periodic.set(orgId, reading);
-      }
+    // A read of the pass that fails is told and tried again later (doubling to a minute), while the rest of each tick
+    // goes on: failing every tick, it held back every other notice (helper 277).
+    // (A clock stepped back before the failure tries again at once.)
+    const failedAt = pass?.failedAt ?? null;
+    if (pass !== undefined && (failedAt === null || now - failedAt >= pass.backoffMs || now < failedAt)) {
+      await this.#passStep(pass, now).then(
+        () => {
+          pass.failedAt = null;
+          pass.backoffMs = PASS_RETRY_MIN_MS;
+        },
+        (err: unknown) => {
+          this.#o.logger.error({ err }, 'alerting: reading the periodic totals failed; tried again later');
+          if (pass.failedAt !== null) pass.backoffMs = Math.min(pass.backoffMs * 2, PERIODIC_MS);
+          pass.failedAt = now;
+        },
+      );
     }
     const failingOrgs = await store.alerts.failingOrgs(now - STREAKS_SINCE_MS, now, this.#failingOrgsAfter, ORGS_PER_TICK);
     // Round robin: the next tick goes on after the last organization looked at, from the start when none is left.
@@ -237,6 +244,39 @@ export class AlertingWorker implements Component {
         this.#o.logger.error({ err, orgId }, 'alerting: deciding notices for an organization failed');
       }
     }
+  }
+
+  /**
+   * One tick's step of the periodic pass: a page of the walk over organizations with retrying
+   * deliveries (a pass of many takes several ticks, and decides none until it has read them all),
+   * and once that has ended, the month's usage — read at the pass's end, so a pass that crosses a
+   * month's end reads the month it is decided in.
+   */
+  async #passStep(pass: PeriodicPass, now: number): Promise<void> {
+    const { store } = this.#o;
+    if (!pass.walked) {
+      const page = await store.alerts.retryingCounts(RETRYING_MIN, pass.after, RETRYING_ORGS_PER_TICK);
+      for (const r of page.counts) {
+        const totals = pass.retrying.get(r.tenant.orgId) ?? pass.retrying.set(r.tenant.orgId, []).get(r.tenant.orgId)!;
+        totals.push({ env: r.tenant.env, count: r.count, exact: r.exact });
+      }
+      pass.after = page.next;
+      pass.walked = page.next === null;
+      if (!pass.walked) return;
+    }
+    const month = utcMonth(now);
+    const fresh = new Map<OrgId, PeriodicReading>();
+    for (const [orgId, retrying] of pass.retrying) fresh.set(orgId, { retrying, used: null, month });
+    // Only organizations at USAGE_NOTICE_FLOOR or above (the store lists no other; one below it could cross no threshold).
+    for (const u of await store.alerts.liveMonthUsage(month, now)) {
+      if (u.used >= USAGE_NOTICE_FLOOR) (fresh.get(u.orgId) ?? fresh.set(u.orgId, { retrying: [], used: null, month }).get(u.orgId)!).used = u.used;
+    }
+    this.#pass = undefined;
+    // Merged, not replaced: replacing the queue each minute put the same first organizations
+    // back in front, and past ORGS_PER_TICK a tick (≈ 6,000 a minute) the rest never had a turn.
+    // One with nothing periodic left leaves the queue; the others keep their places.
+    for (const orgId of this.#periodic.keys()) if (!fresh.has(orgId)) this.#periodic.delete(orgId);
+    for (const [orgId, reading] of fresh) this.#periodic.set(orgId, reading);
   }
 
   /**

@@ -22,7 +22,7 @@ import { scope } from './query.ts';
  * own (it happened, whatever its claim's state), beside the endpoint's read; then a plain
  * completion — the endpoint active, no disabling, no alert but a streak's `failing`, an unordered
  * delivery (plainCompletion): every success, and every retry but an automatic stop's — is one
- * update of the delivery by `_id`, its fence in the filter, with no transaction, and after it the
+ * update of the delivery by `_id`, its fence in the filter, with no transaction, and before it the
  * streak's start or end, if any (moveStreak). Anything else is one transaction of point writes
  * (the delivery, the lane's hand-over, the streak, an alert event), which inserts the attempt once its delivery is found when it was not
  * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
@@ -53,9 +53,10 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
   const completed =
-    (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint) ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
-    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
-  const { due, settle, unconfirmed, streak, ...result } = completed;
+    (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint)
+      ? await completeAlone(conn, claim, outcome, endpoint, attempt)
+      : null) ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
+  const { due, settle, unconfirmed, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
@@ -64,7 +65,6 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     // After the write (due-queue.ts says why): the retry and the lane's next in the due queue,
     // first: the message's status below must not delay (or, failing, skip) a wake-up.
     await noteDue(conn, due, { tenantsSoon: true });
-    if (streak !== undefined) await moveStreak(conn, t, endpointId, streak, attempt);
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {
@@ -93,8 +93,6 @@ interface Written extends CompletedAttempt {
   settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
   /** A plain write the primary applied and a majority did not confirm: thrown once what follows the write is done. */
   unconfirmed?: unknown;
-  /** A plain completion's move of the failure streak, made after its write (moveStreak); a transaction's is in it. */
-  streak?: AttemptEffects['streak'];
 }
 
 /** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
@@ -187,11 +185,21 @@ export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCom
  * open and unordered, in no transaction (the attempt is on record already). @returns null when the
  * fence does not hold — claimed again, no longer open, or ordered: the transaction decides then.
  */
-async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome, endpoint: EndpointAtCompletion): Promise<Written | null> {
+async function completeAlone(
+  conn: MongoConnection,
+  claim: ClaimRef,
+  outcome: AttemptOutcome,
+  endpoint: EndpointAtCompletion,
+  attempt: AttemptDoc,
+): Promise<Written | null> {
   const { tenant: t, deliveryId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
+  // The streak before the delivery: a death or a failure between the two leaves the delivery leased, sent again, and its
+  // next completion finds the streak moved. After it, a lost clear outlived the success that made it (helper 277): a
+  // transient failure days later read the old streak and stopped an endpoint that was working.
+  await moveStreak(conn, t, claim.endpointId, attemptEffects(outcome, false, endpoint).streak, attempt);
   let unconfirmed: unknown;
   let before: Document | null;
   try {
@@ -203,7 +211,10 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   } catch (err) {
     // Applied on the primary, a majority not confirming it in 10 s: its reply carries the delivery as it was. The
     // completion fails all the same (the dispatcher's null: sent again only if a failover rolls the write back), but
-    // its retry's due note and its message's result follow first — without them the retry waited for its lease's end.
+    // its retry's due note goes first — without it the retry waited for its lease's end (a `$min` a rollback leaves
+    // harmless) — not waited for: a majority that lagged 10 s would hold the completion's place as long again. Not its
+    // message's result: written from a write a failover may roll back, on the message's own shard or a new primary, it
+    // would outrank the resend's (equal attempt counts); the flag left on the delivery is the healer's (helper 277).
     before = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : null;
     if (before === null) throw err;
     unconfirmed = err;
@@ -211,26 +222,29 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   if (before === null) return null;
   const effects = attemptEffects(outcome, before['resend'] === true, endpoint);
   const written = afterWrite(claim, bucket.month, outcome, before as BeforeDoc, effects, before['held'] === true);
-  return { applied: true, endpointDisabled: false, ...written, streak: effects.streak, ...(unconfirmed === undefined ? {} : { unconfirmed }) };
+  if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written };
+  noteDue(conn, written.due, { tenantsSoon: true }).catch((e: unknown) =>
+    process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${e instanceof Error ? e.message : String(e)}`),
+  );
+  return { applied: true, endpointDisabled: false, due: [], settle: null, unconfirmed };
 }
 
 /**
- * A plain completion's move of its endpoint's failure streak, after its delivery's write: a start
- * queues its `failing` event (an upsert by the event's `_id`: a repeat while one is queued is
- * collapsed into it), then sets `failingSince` where none is set; an end clears it where one is
- * set. Each a conditional write of one document by `_id`: of two completions racing, one writes and
- * the other's matches nothing, where in a transaction the second conflicted and ran again. The
- * event first: a death between the two leaves a notice of a streak the endpoint's next failure
- * starts, never a streak without its notice. A death before either, or a write that fails (told as
- * a warning), leaves the streak as it was until the endpoint's next completion moves it.
+ * A plain completion's move of its endpoint's failure streak, before its delivery's write: an end
+ * clears `failingSince` where one is set (one conditional write by `_id`); a start sets it where
+ * none is set and, only when that set it, queues the `failing` event — both in a transaction of
+ * those two documents (never a streak without its notice, nor a second notice from a first failure
+ * that lost the race). Of two completions racing, one writes and the other's matches nothing (a
+ * start's transaction conflicts, runs again, and finds the streak begun), where in the completion's
+ * transaction every one of a flaky endpoint's completions finishing together conflicted on it.
  */
 async function moveStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, streak: AttemptEffects['streak'], attempt: AttemptDoc): Promise<void> {
   if (streak === 'start') {
-    const event = P.alertEventById(alertEventId(t, endpointId, 'failing'));
-    await conn.alertEvents.updateOne(event.filter, { $setOnInsert: alertEventFields(t, 'failing', endpointId, attempt) }, { ...event.options, upsert: true });
     const q = P.streakStart(t, endpointId);
-    // The plan is the transaction's too, where a write concern of its own is refused: given here.
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, writeConcern: COMPLETED_BY_MAJORITY });
+    await conn.transaction(async (session) => {
+      const { modifiedCount } = await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
+      if (modifiedCount === 1) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
+    });
   }
   if (streak === 'clear') {
     const q = P.streakEnd(t, endpointId);
@@ -391,15 +405,18 @@ export async function addAlertEvent(
   // One queued event per endpoint and kind: a repeat while it waits (a flood) is collapsed into it.
   const queued = P.queuedAlertEvent(endpointId, kind);
   if ((await conn.alertEvents.findOne(queued.filter, { ...queued.options, session, projection: { _id: 1 } })) !== null) return;
-  await conn.alertEvents.insertOne({ _id: alertEventId(t, endpointId, kind), ...alertEventFields(t, kind, endpointId, a) }, { session });
-}
-
-/** An alert event's `_id`: one queued per endpoint and kind. */
-function alertEventId(t: Tenant, endpointId: EndpointId, kind: AttemptAlert): string {
-  return `${t.orgId}:${endpointId}:${kind}`;
-}
-
-/** An alert event's fields but its `_id`, from the attempt that queued it. */
-function alertEventFields(t: Tenant, kind: AttemptAlert, endpointId: EndpointId, a: AttemptDoc) {
-  return { seq: a.at, ...scope(t), kind, endpointId, at: a.at, error: a.error, responseStatus: a.responseStatus, deliveryId: a.deliveryId };
+  await conn.alertEvents.insertOne(
+    {
+      _id: `${t.orgId}:${endpointId}:${kind}`,
+      seq: a.at,
+      ...scope(t),
+      kind,
+      endpointId,
+      at: a.at,
+      error: a.error,
+      responseStatus: a.responseStatus,
+      deliveryId: a.deliveryId,
+    },
+    { session },
+  );
 }

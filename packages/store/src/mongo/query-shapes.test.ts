@@ -148,7 +148,6 @@ describe('MongoDB query shapes', () => {
       'deliveries.backlogSnapshotWrite': { w: 1 },
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
       'deliveries.currentUnordered': { w: 'majority', wtimeoutMS: 10_000 },
-      'deliveries.alertEventById': { w: 'majority', wtimeoutMS: 10_000 },
       'deliveries.healCursorMove': { w: 1 },
       'deliveries.streakEnd': { w: 'majority', wtimeoutMS: 10_000 },
       'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },

@@ -319,6 +319,8 @@ interface CompletionScene {
   endpointReadThrows?: boolean;
   /** The endpoint's write outside the transaction (a plain completion's streak) fails. */
   streakWriteThrows?: boolean;
+  /** Whether a streak's conditional write finds the endpoint as read (false: another completion moved it first). */
+  streakSetMatches?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
   gate?: Promise<void>;
 }
@@ -359,7 +361,9 @@ function completionStandIn(o: CompletionScene) {
   const rolledUp: unknown[] = [];
   Object.assign(conn.endpoints, {
     findOne: named('endpoints.findOne', () => o.endpoint),
-    updateOne: named('endpoints.updateOne', () => ({ matchedCount: 1 })),
+    updateOne: named('endpoints.updateOne', () =>
+      o.streakSetMatches === false ? { matchedCount: 0, modifiedCount: 0 } : { matchedCount: 1, modifiedCount: 1 },
+    ),
   });
   Object.assign(conn.bucketOf(deliveryId), {
     deliveries: {
@@ -558,7 +562,7 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.some((c) => c.startsWith('deliveries.findOneAndUpdate'))).toBe(false);
   });
 
-  it('a plain write a majority did not confirm in 10 s: its retry noted and its message told, then the completion fails', async () => {
+  it('a plain write a majority did not confirm in 10 s: its retry noted, not waited for; its message left to the healer; the completion fails', async () => {
     // The primary applied it; the reply (in the write-concern error) carries the delivery as it was.
     const applied = new MongoWriteConcernError({
       ok: 1,
@@ -567,15 +571,23 @@ describe('a completion’s commands (MongoDB)', () => {
     } as never);
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: applied });
     expect(await complete(RETRY)).toEqual({ failed: applied });
-    expect(log).toEqual([
-      'endpoints.findOne',
-      'attempts.insertOne',
-      'deliveries.findOneAndUpdate',
-      'dueEndpoints.bulkWrite',
-      'dueTenants.bulkWrite',
-      'messages.updateOne',
-      'deliveries.updateOne',
-    ]);
+    // No message result from a write a failover may roll back: the flag stays for the healer, which reads the delivery as it stands.
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate', 'dueEndpoints.bulkWrite', 'dueTenants.bulkWrite']);
+  });
+
+  it('a write-concern error that is no timeout (a majority unsatisfiable) fails the completion with nothing after it, its reply or not', async () => {
+    const unsatisfiable = new MongoWriteConcernError({
+      ok: 1,
+      value: { messageId: 'msg_1', ...OPEN_PENDING },
+      writeConcernError: { code: 100, errmsg: 'Not enough data-bearing nodes' },
+    } as never);
+    const { log, complete } = completionStandIn({
+      endpoint: { status: 'active', failingSince: NOW - 1_000 },
+      before: OPEN_PENDING,
+      plainWriteThrows: unsatisfiable,
+    });
+    expect(await complete(RETRY)).toEqual({ failed: unsatisfiable });
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
   it('an unconfirmed plain write that matched nothing (its reply without the delivery) fails with nothing after it', async () => {
@@ -592,18 +604,19 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(rolledUp).toEqual(expect.arrayContaining([expect.objectContaining({ attempts: 1 })]));
   });
 
-  it('one that ends a streak is plain: the delivery written, then the streak cleared where one is set — no transaction', async () => {
+  it('one that ends a streak is plain: the streak cleared where one is set, then the delivery written — no transaction', async () => {
     const { log, sent, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    // The streak first: a death between the two leaves the delivery leased and sent again, never a success whose clear was lost.
     expect(log).toEqual([
       'endpoints.findOne',
       'attempts.insertOne',
-      'deliveries.findOneAndUpdate',
       'endpoints.updateOne',
+      'deliveries.findOneAndUpdate',
       'messages.updateOne',
       'deliveries.updateOne',
     ]);
-    // Conditional: of two successes racing, one writes; a failure's start since is not undone by a stale read.
+    // Conditional: of two successes racing, one writes.
     expect(sent.find((c) => c.name === 'endpoints.updateOne')).toEqual({
       name: 'endpoints.updateOne',
       filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $ne: null } },
@@ -612,44 +625,40 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
   });
 
-  it('one that begins a streak is plain: the delivery written, its failing event upserted, then the streak set where none is', async () => {
-    const { log, sent, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
+  it('one that begins a streak is plain: the streak set and its failing event queued in a transaction of their own, then the delivery', async () => {
+    const { log, sent, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
     expect(await complete(RETRY)).toMatchObject({ applied: true });
     expect(log).toEqual([
       'endpoints.findOne',
       'attempts.insertOne',
+      'endpoints.updateOne (txn)',
+      'alertEvents.findOne (txn)',
+      'alertEvents.insertOne (txn)',
+      'commit',
       'deliveries.findOneAndUpdate',
       'dueEndpoints.bulkWrite',
       'dueTenants.bulkWrite',
-      'alertEvents.updateOne',
-      'endpoints.updateOne',
       'messages.updateOne',
       'deliveries.updateOne',
     ]);
-    // The event first (a death between leaves a notice, not a streak without one), by its _id: a repeat collapses into it.
-    const event = sent.find((c) => c.name === 'alertEvents.updateOne');
-    expect(event?.filter).toEqual({ _id: 'org_1:ep_1:failing' });
-    expect(event?.update).toEqual({ $setOnInsert: expect.objectContaining({ kind: 'failing', endpointId: 'ep_1', seq: NOW, at: NOW, orgId: 'org_1' }) });
-    expect(options.get('alertEvents.updateOne')).toMatchObject({ upsert: true, writeConcern: { w: 'majority', wtimeoutMS: 10_000 } });
-    expect(sent.find((c) => c.name === 'endpoints.updateOne')).toMatchObject({
+    expect(sent.find((c) => c.name === 'endpoints.updateOne (txn)')).toMatchObject({
       filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: null },
       update: { $set: { failingSince: NOW } },
     });
-    expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 } });
   });
 
-  it('a streak’s write that fails after the delivery’s is told, and the completion stands', async () => {
-    const { complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: true });
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
-    process.on('warning', onWarning);
-    try {
-      expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(warnings.some((w) => w.includes('primary stepped down'))).toBe(true);
-    } finally {
-      process.off('warning', onWarning);
-    }
+  it('a first failure that lost the race to begin the streak queues no second failing event', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakSetMatches: false });
+    expect(await complete(RETRY)).toMatchObject({ applied: true });
+    expect(log.slice(0, 5)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne (txn)', 'commit', 'deliveries.findOneAndUpdate']);
+    expect(log.filter((c) => c.startsWith('alertEvents'))).toEqual([]);
+  });
+
+  it('a streak’s write that fails fails the completion before its delivery is written: the delivery is sent again', async () => {
+    const lost = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: true };
+    const { log, complete } = completionStandIn(lost);
+    expect(await complete(SUCCESS)).toMatchObject({ failed: expect.objectContaining({ message: 'primary stepped down' }) });
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
   });
 
   it('one that disables its endpoint, or whose delivery fails for good, still goes through the transaction', async () => {

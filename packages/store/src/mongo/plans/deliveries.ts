@@ -231,16 +231,6 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: { $ne: null } } }),
     example: [T, 'ep_1'],
   }),
-  /** An alert event by its `_id` (one per endpoint and kind): a plain completion's `failing`, upserted (a repeat while queued collapsed into it). */
-  alertEventById: planSpec({
-    collection: COLLECTIONS.alertEvents,
-    index: '_id_',
-    examines: '1: by _id',
-    maxExamined: () => 1,
-    writeConcern: COMPLETED_BY_MAJORITY,
-    build: (id: string) => ({ filter: { _id: id } }),
-    example: ['org_1:ep_1:failing'],
-  }),
   /**
    * An attempt written again in a completion's transaction when its first insert was not confirmed by a
    * majority (delivery-complete.ts): `$setOnInsert`, upserted — a no-op where that insert stood.
