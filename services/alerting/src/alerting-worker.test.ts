@@ -288,12 +288,14 @@ describe("the spec's numbers", () => {
     scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
     const s = scene;
     let reads = 0;
+    let failing = true;
     const alerts = new Proxy(s.store.alerts, {
       get(target, key) {
         if (key === 'retryingCounts')
-          return async () => {
+          return async (min: number, after: OrgId | null, orgs: number) => {
             reads++;
-            throw new Error('not primary');
+            if (failing) throw new Error('not primary');
+            return target.retryingCounts(min, after, orgs);
           };
         const value = Reflect.get(target, key);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -319,6 +321,81 @@ describe("the spec's numbers", () => {
     s.clock.advance(1);
     await round();
     expect(reads).toBe(3);
+    // A clock stepped back during the wait (20 s now): tried again at once, not once the clock has caught up.
+    s.clock.advance(-MINUTE);
+    await round();
+    expect(reads).toBe(4);
+    // Read (40 s after that fourth failure), the pass ends; the next one's first failure waits 5 s again, not 80.
+    failing = false;
+    s.clock.advance(40 * SECOND);
+    await round();
+    expect(reads).toBe(5);
+    failing = true;
+    // The next pass: a minute after the last began (at the start, before the clock stepped back).
+    s.clock.advance(MINUTE + 5 * SECOND);
+    await round();
+    expect(reads).toBe(6);
+    s.clock.advance(5 * SECOND);
+    await round();
+    expect(reads).toBe(7);
+  });
+
+  it('a page read after failures resets the wait: the same pass’s next failure is tried again 5 s on', async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const s = scene;
+    const answers: ('fail' | 'page')[] = ['fail', 'fail', 'page', 'fail', 'page'];
+    let reads = 0;
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'retryingCounts')
+          return async () => {
+            reads++;
+            if (answers.shift() === 'fail') throw new Error('not primary');
+            return { counts: [], next: 'org_0' as OrgId };
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    await round(); // fails: 5 s
+    s.clock.advance(5 * SECOND);
+    await round(); // fails: 10 s
+    s.clock.advance(10 * SECOND);
+    await round(); // a page
+    expect(reads).toBe(3);
+    s.clock.advance(SECOND);
+    await round(); // the next page fails
+    expect(reads).toBe(4);
+    s.clock.advance(5 * SECOND);
+    await round();
+    expect(reads).toBe(5);
+  });
+
+  it("a read of the month's usage that fails ends its pass all the same: the next minute's walk begins", async () => {
+    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
+    const s = scene;
+    let walks = 0;
+    const alerts = new Proxy(s.store.alerts, {
+      get(target, key) {
+        if (key === 'liveMonthUsage')
+          return async () => {
+            throw new Error('not primary');
+          };
+        if (key === 'retryingCounts')
+          return async (min: number, after: OrgId | null, orgs: number) => {
+            walks++;
+            return target.retryingCounts(min, after, orgs);
+          };
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    worker = s.worker({ store: { ...s.store, alerts } });
+    await round();
+    s.clock.advance(MINUTE);
+    await round();
+    expect(walks).toBe(2);
   });
 
   it("reads the month's usage when its pass's walk ends, in the month the pass is decided in", async () => {

@@ -268,7 +268,12 @@ export class AlertingWorker implements Component {
     const fresh = new Map<OrgId, PeriodicReading>();
     for (const [orgId, retrying] of pass.retrying) fresh.set(orgId, { retrying, used: null, month });
     // Only organizations at USAGE_NOTICE_FLOOR or above (the store lists no other; one below it could cross no threshold).
-    for (const u of await store.alerts.liveMonthUsage(month, now)) {
+    // Not read, the pass ends without (told): kept waiting for it, no pass after it would read a retrying total again.
+    const usage = await store.alerts.liveMonthUsage(month, now).catch((err: unknown) => {
+      this.#o.logger.error({ err }, "alerting: reading the month's usage failed; this pass decides no usage notice");
+      return [];
+    });
+    for (const u of usage) {
       if (u.used >= USAGE_NOTICE_FLOOR) (fresh.get(u.orgId) ?? fresh.set(u.orgId, { retrying: [], used: null, month }).get(u.orgId)!).used = u.used;
     }
     this.#pass = undefined;

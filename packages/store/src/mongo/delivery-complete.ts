@@ -22,8 +22,8 @@ import { scope } from './query.ts';
  * own (it happened, whatever its claim's state), beside the endpoint's read; then a plain
  * completion — the endpoint active, no disabling, no alert but a streak's `failing`, an unordered
  * delivery (plainCompletion): every success, and every retry but an automatic stop's — is one
- * update of the delivery by `_id`, its fence in the filter, with no transaction, and before it the
- * streak's start or end, if any (moveStreak). Anything else is one transaction of point writes
+ * update of the delivery by `_id`, its fence in the filter, with no transaction — a streak's end
+ * before it (clearStreak), a start after it (startStreak). Anything else is one transaction of point writes
  * (the delivery, the lane's hand-over, the streak, an alert event), which inserts the attempt once its delivery is found when it was not
  * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
  * it again when its first insert was not confirmed by a majority. A process that dies between the
@@ -56,7 +56,7 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint)
       ? await completeAlone(conn, claim, outcome, endpoint, attempt)
       : null) ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
-  const { due, settle, unconfirmed, ...result } = completed;
+  const { due, settle, unconfirmed, startStreak: starts, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
@@ -73,6 +73,12 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     }
   } catch (err) {
     process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // Apart from the due note's: lost, the endpoint's next failure begins it.
+  if (starts === true) {
+    await startStreak(conn, t, endpointId, attempt).catch((err: unknown) =>
+      process.emitWarning(`wirehook: beginning the failure streak of endpoint ${endpointId}: ${err instanceof Error ? err.message : String(err)}`),
+    );
   }
   // Its message's status (the flag left on the delivery if this fails: the healer's repair).
   if (settle !== null) {
@@ -93,6 +99,8 @@ interface Written extends CompletedAttempt {
   settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
   /** A plain write the primary applied and a majority did not confirm: thrown once what follows the write is done. */
   unconfirmed?: unknown;
+  /** A plain completion's failure that begins its endpoint's streak (startStreak, after the write); a transaction's is in it. */
+  startStreak?: boolean;
 }
 
 /** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
@@ -196,10 +204,11 @@ async function completeAlone(
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
-  // The streak before the delivery: a death or a failure between the two leaves the delivery leased, sent again, and its
-  // next completion finds the streak moved. After it, a lost clear outlived the success that made it (helper 277): a
-  // transient failure days later read the old streak and stopped an endpoint that was working.
-  await moveStreak(conn, t, claim.endpointId, attemptEffects(outcome, false, endpoint).streak, attempt);
+  const { streak } = attemptEffects(outcome, false, endpoint);
+  // A streak's end before the delivery: a death or a failure between the two leaves the delivery leased, sent again,
+  // and its next completion finds the streak ended. After it, a lost clear outlived the success that made it (helper
+  // 277): a transient failure days later read the old streak and stopped an endpoint that was working.
+  if (streak === 'clear') await clearStreak(conn, t, claim.endpointId, attempt);
   let unconfirmed: unknown;
   let before: Document | null;
   try {
@@ -222,7 +231,10 @@ async function completeAlone(
   if (before === null) return null;
   const effects = attemptEffects(outcome, before['resend'] === true, endpoint);
   const written = afterWrite(claim, bucket.month, outcome, before as BeforeDoc, effects, before['held'] === true);
-  if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written };
+  // A streak's start after the delivery, and only when its claim was current: one of a send that outlived its lease
+  // began a streak dated before the success that beat it (helper 278). Lost (a death between the two), the endpoint's
+  // next failure begins it.
+  if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written, startStreak: streak === 'start' };
   noteDue(conn, written.due, { tenantsSoon: true }).catch((e: unknown) =>
     process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${e instanceof Error ? e.message : String(e)}`),
   );
@@ -230,26 +242,33 @@ async function completeAlone(
 }
 
 /**
- * A plain completion's move of its endpoint's failure streak, before its delivery's write: an end
- * clears `failingSince` where one is set (one conditional write by `_id`); a start sets it where
- * none is set and, only when that set it, queues the `failing` event — both in a transaction of
- * those two documents (never a streak without its notice, nor a second notice from a first failure
- * that lost the race). Of two completions racing, one writes and the other's matches nothing (a
- * start's transaction conflicts, runs again, and finds the streak begun), where in the completion's
- * transaction every one of a flaky endpoint's completions finishing together conflicted on it.
+ * A plain completion's success ends its endpoint's failure streak, before its delivery's write:
+ * `failingSince` cleared where it is at or before the attempt (one conditional write by `_id`) —
+ * a success that outlived its lease does not end a streak begun after it. Of two successes racing,
+ * one writes, where in the completion's transaction every one of a flaky endpoint's completions
+ * finishing together conflicted on its document. One a majority has not confirmed in 10 s stands
+ * on the primary, confirmed by the delivery's write after it (one oplog), as the attempt's is: it
+ * does not fail the completion and send a delivered webhook again.
  */
-async function moveStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, streak: AttemptEffects['streak'], attempt: AttemptDoc): Promise<void> {
-  if (streak === 'start') {
-    const q = P.streakStart(t, endpointId);
-    await conn.transaction(async (session) => {
-      const { modifiedCount } = await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
-      if (modifiedCount === 1) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
-    });
-  }
-  if (streak === 'clear') {
-    const q = P.streakEnd(t, endpointId);
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, q.options);
-  }
+async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<void> {
+  const q = P.streakEnd(t, endpointId, attempt.at);
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, q.options).catch((err: unknown) => {
+    if (!isUnconfirmedWrite(err)) throw err;
+  });
+}
+
+/**
+ * A plain completion's failure begins its endpoint's failure streak, after its delivery's write:
+ * `failingSince` set where none is and, only when that set it, the `failing` event queued — in a
+ * transaction of those two documents (never a streak without its notice, nor a second notice from
+ * a first failure that lost the race: its rerun finds the streak begun and writes nothing).
+ */
+async function startStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<void> {
+  const q = P.streakStart(t, endpointId);
+  await conn.transaction(async (session) => {
+    const { modifiedCount } = await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
+    if (modifiedCount === 1) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
+  });
 }
 
 /** The fields BEFORE reads, as a completion uses them. */

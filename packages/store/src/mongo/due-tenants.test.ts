@@ -642,6 +642,22 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
   });
 
+  it('a stale entry another sweep took meanwhile is that sweep’s: no second round of its tenant’s entries for it', async () => {
+    const { conn, queue, deliveries } = store([
+      { id: 'ep_1', orgId: 'org_1', dueAt: 1_000 },
+      { id: 'ep_2', orgId: 'org_1', dueAt: 2_000 },
+    ]);
+    // ep_1's delivery claimed since its bound was set: stale. A share of 1 takes it alone in the first round.
+    deliveries[0]!['dueAt'] = 40_000;
+    afterDeliveryRead(conn, 1, () => {
+      queue[0]!['seq'] = 2;
+    });
+    expect(await dueDeliveries(conn, 10_000, 10, 5, 1)).toEqual([]);
+    // ep_2 untouched: its entry is another sweep's tenant round, not this one's.
+    expect(queue[1]).toMatchObject({ dueAt: 2_000 });
+    expect(queue[1]!['seq']).toBeUndefined();
+  });
+
   it('reads one delivery of a stale entry before its move and one after, and perEndpoint + 1 more of a taken one', async () => {
     const leased = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     // 50 deliveries, all claimed since (leased to 40,000 and on).

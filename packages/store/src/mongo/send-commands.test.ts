@@ -317,8 +317,8 @@ interface CompletionScene {
   plainWriteThrows?: Error;
   /** The endpoint's read outside the transaction fails (a failover). */
   endpointReadThrows?: boolean;
-  /** The endpoint's write outside the transaction (a plain completion's streak) fails. */
-  streakWriteThrows?: boolean;
+  /** The endpoint's write outside the transaction (a plain completion's streak) fails: true, as a failover does, or with this error. */
+  streakWriteThrows?: boolean | Error;
   /** Whether a streak's conditional write finds the endpoint as read (false: another completion moved it first). */
   streakSetMatches?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
@@ -354,7 +354,9 @@ function completionStandIn(o: CompletionScene) {
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
       if (logged === 'endpoints.findOne' && o.endpointReadThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
-      if (logged === 'endpoints.updateOne' && o.streakWriteThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+      if (logged === 'endpoints.updateOne' && o.streakWriteThrows) {
+        throw o.streakWriteThrows === true ? new MongoServerError({ code: 189, errmsg: 'primary stepped down' }) : o.streakWriteThrows;
+      }
       return answer(filter);
     };
   /** The rollups' increments flushed (endpoint_rollups' bulk writes' `$inc`s). */
@@ -604,10 +606,10 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(rolledUp).toEqual(expect.arrayContaining([expect.objectContaining({ attempts: 1 })]));
   });
 
-  it('one that ends a streak is plain: the streak cleared where one is set, then the delivery written — no transaction', async () => {
+  it('one that ends a streak is plain: the streak cleared where it began at or before the success, then the delivery written — no transaction', async () => {
     const { log, sent, options, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING });
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-    // The streak first: a death between the two leaves the delivery leased and sent again, never a success whose clear was lost.
+    // The clear first: a death between the two leaves the delivery leased and sent again, never a success whose clear was lost.
     expect(log).toEqual([
       'endpoints.findOne',
       'attempts.insertOne',
@@ -616,28 +618,35 @@ describe('a completion’s commands (MongoDB)', () => {
       'messages.updateOne',
       'deliveries.updateOne',
     ]);
-    // Conditional: of two successes racing, one writes.
+    // Conditional: of two successes racing, one writes; a success that outlived its lease ends no streak begun after it.
     expect(sent.find((c) => c.name === 'endpoints.updateOne')).toEqual({
       name: 'endpoints.updateOne',
-      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $ne: null } },
+      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
       update: { $set: { failingSince: null } },
     });
     expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
   });
 
-  it('one that begins a streak is plain: the streak set and its failing event queued in a transaction of their own, then the delivery', async () => {
+  it('a clear a majority did not confirm in 10 s stands: the delivery is written all the same, not sent again', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: unconfirmed() };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne', 'deliveries.findOneAndUpdate']);
+  });
+
+  it('one that begins a streak is plain: the delivery written, then the streak set and its failing event queued in a transaction of their own', async () => {
     const { log, sent, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING });
     expect(await complete(RETRY)).toMatchObject({ applied: true });
     expect(log).toEqual([
       'endpoints.findOne',
       'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'dueEndpoints.bulkWrite',
+      'dueTenants.bulkWrite',
       'endpoints.updateOne (txn)',
       'alertEvents.findOne (txn)',
       'alertEvents.insertOne (txn)',
       'commit',
-      'deliveries.findOneAndUpdate',
-      'dueEndpoints.bulkWrite',
-      'dueTenants.bulkWrite',
       'messages.updateOne',
       'deliveries.updateOne',
     ]);
@@ -650,8 +659,13 @@ describe('a completion’s commands (MongoDB)', () => {
   it('a first failure that lost the race to begin the streak queues no second failing event', async () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakSetMatches: false });
     expect(await complete(RETRY)).toMatchObject({ applied: true });
-    expect(log.slice(0, 5)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne (txn)', 'commit', 'deliveries.findOneAndUpdate']);
-    expect(log.filter((c) => c.startsWith('alertEvents'))).toEqual([]);
+    expect(log.filter((c) => c.includes('(txn)') || c === 'commit')).toEqual(['endpoints.updateOne (txn)', 'commit']);
+  });
+
+  it('a failure whose claim ran out begins no streak: dated before the success that beat it, nothing would end it', async () => {
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: null });
+    expect(await complete(RETRY)).toMatchObject({ applied: false });
+    expect(log.filter((c) => c.startsWith('endpoints.updateOne') || c.startsWith('alertEvents'))).toEqual([]);
   });
 
   it('a streak’s write that fails fails the completion before its delivery is written: the delivery is sent again', async () => {

@@ -118,7 +118,6 @@ export interface NoticeAttempt {
   durationMs: number;
 }
 
-/** Where the failing-endpoint walk of one organization stands: after this streak. */
 /** A page of the walk over the organizations with deliveries waiting to retry (AlertSettingsRepo.retryingCounts). */
 export interface RetryingPage {
   counts: { tenant: Tenant; count: number; exact: boolean }[];
@@ -126,6 +125,7 @@ export interface RetryingPage {
   next: OrgId | null;
 }
 
+/** Where the failing-endpoint walk of one organization stands: after this streak. */
 export interface FailingCursor {
   failingSince: number;
   endpointId: EndpointId;

@@ -225,11 +225,13 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT, failingSince: 'a streak: of two successes racing, one writes' },
-    // Outside any transaction, as the plain write before it: a majority within a commit's 10 s, not a wait without end.
+    residual: { orgId: TENANT, env: TENANT, failingSince: 'a streak begun at or before the success: of two successes racing, one writes' },
+    // Outside any transaction, as the plain write after it: a majority within a commit's 10 s, not a wait without end.
     writeConcern: COMPLETED_BY_MAJORITY,
-    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: { $ne: null } } }),
-    example: [T, 'ep_1'],
+    build: (t: { orgId: string; env: string }, id: string, at: number) => ({
+      filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: { $lte: at } },
+    }),
+    example: [T, 'ep_1', 1],
   }),
   /**
    * An attempt written again in a completion's transaction when its first insert was not confirmed by a
