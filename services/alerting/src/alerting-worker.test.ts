@@ -32,6 +32,17 @@ async function choose(s: AlertScene, orgId: OrgId, conditions: AlertConditions):
   for (const env of ['live', 'test'] as const) await s.store.alerts.setConditions({ orgId, env }, conditions, s.clock.now());
 }
 const types = (notices: { type: string }[]) => notices.map((n) => n.type);
+/** The scene's alert repo with some of its methods replaced (`target`: the repo itself), the rest its own. */
+function alertsWith(s: AlertScene, replace: (target: AlertScene['store']['alerts']) => Record<string, unknown>): AlertScene['store']['alerts'] {
+  const replaced = replace(s.store.alerts);
+  return new Proxy(s.store.alerts, {
+    get(target, key) {
+      if (typeof key === 'string' && key in replaced) return replaced[key];
+      const value = Reflect.get(target, key);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 describe('fairness between organizations', () => {
   it("another organization's flood of failures does not hold back a notice: B's goes in the first tick", async () => {
@@ -190,22 +201,16 @@ describe("the spec's numbers", () => {
     const s = scene;
     // The store as MongoDB answers the minute's walk: each environment's count stopped at `min`.
     const counted: number[] = [];
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'retryingCounts')
-          return async (min: number, after: OrgId | null, orgs: number) => {
-            const page = await target.retryingCounts(min, after, orgs);
-            return { ...page, counts: page.counts.map((r) => ({ ...r, count: Math.min(r.count, min), exact: false })) };
-          };
-        if (key === 'retryingCount')
-          return async (t: Tenant, upTo: number) => {
-            counted.push(upTo);
-            return target.retryingCount(t, upTo);
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, (target) => ({
+      retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
+        const page = await target.retryingCounts(min, after, orgs);
+        return { ...page, counts: page.counts.map((r) => ({ ...r, count: Math.min(r.count, min), exact: false })) };
       },
-    });
+      retryingCount: async (t: Tenant, upTo: number) => {
+        counted.push(upTo);
+        return target.retryingCount(t, upTo);
+      },
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     const org = await s.org();
     await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 });
@@ -234,21 +239,16 @@ describe("the spec's numbers", () => {
     const s = scene;
     // The store as MongoDB pages its walk, one organization a page (the worker asks for 200).
     const afters: (OrgId | null)[] = [];
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'retryingCounts')
-          return async (min: number, after: OrgId | null, orgs: number) => {
-            afters.push(after);
-            expect(orgs).toBe(200);
-            const all = (await target.retryingCounts(min, after, orgs)).counts;
-            const first = all[0]?.tenant.orgId;
-            const page = all.filter((r) => r.tenant.orgId === first);
-            return { counts: page, next: first !== undefined && all.some((r) => r.tenant.orgId !== first) ? first : null };
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, (target) => ({
+      retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
+        afters.push(after);
+        expect(orgs).toBe(200);
+        const all = (await target.retryingCounts(min, after, orgs)).counts;
+        const first = all[0]?.tenant.orgId;
+        const page = all.filter((r) => r.tenant.orgId === first);
+        return { counts: page, next: first !== undefined && all.some((r) => r.tenant.orgId !== first) ? first : null };
       },
-    });
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     const targets: AlertTargetId[] = [];
     const orgs: OrgId[] = [];
@@ -289,18 +289,13 @@ describe("the spec's numbers", () => {
     const s = scene;
     let reads = 0;
     let failing = true;
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'retryingCounts')
-          return async (min: number, after: OrgId | null, orgs: number) => {
-            reads++;
-            if (failing) throw new Error('not primary');
-            return target.retryingCounts(min, after, orgs);
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, (target) => ({
+      retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
+        reads++;
+        if (failing) throw new Error('not primary');
+        return target.retryingCounts(min, after, orgs);
       },
-    });
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     const org = await s.org();
     await choose(s, org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 100, usage: 80 });
@@ -345,18 +340,13 @@ describe("the spec's numbers", () => {
     const s = scene;
     const answers: ('fail' | 'page')[] = ['fail', 'fail', 'page', 'fail', 'page'];
     let reads = 0;
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'retryingCounts')
-          return async () => {
-            reads++;
-            if (answers.shift() === 'fail') throw new Error('not primary');
-            return { counts: [], next: 'org_0' as OrgId };
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, () => ({
+      retryingCounts: async () => {
+        reads++;
+        if (answers.shift() === 'fail') throw new Error('not primary');
+        return { counts: [], next: 'org_0' as OrgId };
       },
-    });
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     await round(); // fails: 5 s
     s.clock.advance(5 * SECOND);
@@ -376,21 +366,15 @@ describe("the spec's numbers", () => {
     scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
     const s = scene;
     let walks = 0;
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'liveMonthUsage')
-          return async () => {
-            throw new Error('not primary');
-          };
-        if (key === 'retryingCounts')
-          return async (min: number, after: OrgId | null, orgs: number) => {
-            walks++;
-            return target.retryingCounts(min, after, orgs);
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, (target) => ({
+      liveMonthUsage: async () => {
+        throw new Error('not primary');
       },
-    });
+      retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
+        walks++;
+        return target.retryingCounts(min, after, orgs);
+      },
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     await round();
     s.clock.advance(MINUTE);
@@ -402,24 +386,18 @@ describe("the spec's numbers", () => {
     scene = new AlertScene(Date.UTC(2026, 4, 31, 23, 59, 59));
     const s = scene;
     const calls: string[] = [];
-    const alerts = new Proxy(s.store.alerts, {
-      get(target, key) {
-        if (key === 'retryingCounts')
-          return async (min: number, after: OrgId | null, orgs: number) => {
-            calls.push(`retrying after ${after ?? 'none'}`);
-            // A walk of two pages: the first ends before midnight, the second after.
-            if (after === null) return { counts: [], next: 'org_0' as OrgId };
-            return target.retryingCounts(min, after, orgs);
-          };
-        if (key === 'liveMonthUsage')
-          return async (month: string, now: number) => {
-            calls.push(`usage of ${month}`);
-            return target.liveMonthUsage(month, now);
-          };
-        const value = Reflect.get(target, key);
-        return typeof value === 'function' ? value.bind(target) : value;
+    const alerts = alertsWith(s, (target) => ({
+      retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
+        calls.push(`retrying after ${after ?? 'none'}`);
+        // A walk of two pages: the first ends before midnight, the second after.
+        if (after === null) return { counts: [], next: 'org_0' as OrgId };
+        return target.retryingCounts(min, after, orgs);
       },
-    });
+      liveMonthUsage: async (month: string, now: number) => {
+        calls.push(`usage of ${month}`);
+        return target.liveMonthUsage(month, now);
+      },
+    }));
     worker = s.worker({ store: { ...s.store, alerts } });
     await round();
     s.clock.advance(2 * SECOND);

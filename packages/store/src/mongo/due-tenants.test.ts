@@ -161,6 +161,16 @@ function store(endpoints: { id: string; orgId: string; dueAt: number }[]) {
   return { conn, counts, queue, tenants, deliveries, eps, queueFinds: () => queueCounts.finds + tenantCounts.finds };
 }
 
+/** A store of one endpoint (ep_1 of org_1) whose entry's bound is `bound`, with 50 open deliveries due at `dueAt(k)`. */
+function oneEndpoint(bound: number, dueAt: (k: number) => number) {
+  const st = store([{ id: 'ep_1', orgId: 'org_1', dueAt: bound }]);
+  st.deliveries.length = 0;
+  for (let k = 0; k < 50; k++) {
+    st.deliveries.push({ _id: `dlv_${k}`, endpointId: 'ep_1', orgId: 'org_1', env: 'live', status: 'pending', held: false, laneWait: false, dueAt: dueAt(k) });
+  }
+  return st;
+}
+
 /** Notes `notes` (noteDue) once the `n`th read of the queue's entries has answered, before its caller sees the answer. */
 function afterEntryRead(conn: MongoConnection, n: number, notes: DueNote[]): { noted: Promise<void> | undefined } {
   const entries = conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
@@ -659,35 +669,11 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
   });
 
   it('reads one delivery of a stale entry before its move and one after, and perEndpoint + 1 more of a taken one', async () => {
-    const leased = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     // 50 deliveries, all claimed since (leased to 40,000 and on).
-    leased.deliveries.length = 0;
-    for (let k = 0; k < 50; k++)
-      leased.deliveries.push({
-        _id: `dlv_${k}`,
-        endpointId: 'ep_1',
-        orgId: 'org_1',
-        env: 'live',
-        status: 'pending',
-        held: false,
-        laneWait: false,
-        dueAt: 40_000 + k,
-      });
+    const leased = oneEndpoint(5_000, (k) => 40_000 + k);
     expect(await dueDeliveries(leased.conn, 10_000, 10, 5)).toEqual([]);
     expect(leased.counts.deliveriesRead).toBe(1 + 1);
-    const due = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
-    due.deliveries.length = 0;
-    for (let k = 0; k < 50; k++)
-      due.deliveries.push({
-        _id: `dlv_${k}`,
-        endpointId: 'ep_1',
-        orgId: 'org_1',
-        env: 'live',
-        status: 'pending',
-        held: false,
-        laneWait: false,
-        dueAt: 5_000 + k,
-      });
+    const due = oneEndpoint(5_000, (k) => 5_000 + k);
     expect(await dueDeliveries(due.conn, 10_000, 10, 5)).toHaveLength(5);
     // The first read, then perEndpoint + 1 once taken; the read after the move (its bound back at a time still due) finds it as moved.
     expect(due.counts.deliveriesRead).toBe(1 + 6 + 1);
