@@ -52,10 +52,14 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     endpointAtCompletion(conn, t, endpointId).catch(() => null),
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
+  const plain = recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint);
+  // A success's end of its endpoint's streak, before its delivery (clearStreak): one a majority did not confirm sends
+  // the completion to the transaction, which clears again under its commit.
+  const clearAgain =
+    plain && attemptEffects(outcome, false, endpoint).streak === 'clear' && (await clearStreak(conn, t, endpointId, attempt)) === 'unconfirmed';
   const completed =
-    (recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint)
-      ? await completeAlone(conn, claim, outcome, endpoint, attempt)
-      : null) ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded)));
+    (plain && !clearAgain ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain)));
   const { due, settle, unconfirmed, startStreak: starts, ...result } = completed;
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
@@ -182,9 +186,9 @@ async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBuck
 export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCompletion | null): endpoint is EndpointAtCompletion {
   if (endpoint === null || endpoint.status !== 'active') return false;
   const e = attemptEffects(outcome, false, endpoint);
-  // A streak's start (with its `failing` event) or end is written after the delivery's write, each a conditional write
-  // of its own (moveStreak): in the transaction, a flaky endpoint's every other completion wrote its document, and
-  // those finishing together conflicted on it and ran again (helper 276).
+  // A streak's end (before the delivery's write: clearStreak) or start (with its `failing` event, after it: startStreak)
+  // is written apart from the delivery: in the transaction, a flaky endpoint's every other completion wrote its
+  // document, and those finishing together conflicted on it and ran again (helper 276).
   return !e.disable && e.alerts.every((a) => a === 'failing');
 }
 
@@ -193,22 +197,12 @@ export function plainCompletion(outcome: AttemptOutcome, endpoint: EndpointAtCom
  * open and unordered, in no transaction (the attempt is on record already). @returns null when the
  * fence does not hold — claimed again, no longer open, or ordered: the transaction decides then.
  */
-async function completeAlone(
-  conn: MongoConnection,
-  claim: ClaimRef,
-  outcome: AttemptOutcome,
-  endpoint: EndpointAtCompletion,
-  attempt: AttemptDoc,
-): Promise<Written | null> {
+async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: AttemptOutcome, endpoint: EndpointAtCompletion): Promise<Written | null> {
   const { tenant: t, deliveryId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
   const { streak } = attemptEffects(outcome, false, endpoint);
-  // A streak's end before the delivery: a death or a failure between the two leaves the delivery leased, sent again,
-  // and its next completion finds the streak ended. After it, a lost clear outlived the success that made it (helper
-  // 277): a transient failure days later read the old streak and stopped an endpoint that was working.
-  if (streak === 'clear') await clearStreak(conn, t, claim.endpointId, attempt);
   let unconfirmed: unknown;
   let before: Document | null;
   try {
@@ -235,26 +229,35 @@ async function completeAlone(
   // began a streak dated before the success that beat it (helper 278). Lost (a death between the two), the endpoint's
   // next failure begins it.
   if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written, startStreak: streak === 'start' };
+  // Unconfirmed, it stands on the primary all the same: the failure happened, and its streak begins.
   noteDue(conn, written.due, { tenantsSoon: true }).catch((e: unknown) =>
     process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${e instanceof Error ? e.message : String(e)}`),
   );
-  return { applied: true, endpointDisabled: false, due: [], settle: null, unconfirmed };
+  return { applied: true, endpointDisabled: false, due: [], settle: null, unconfirmed, startStreak: streak === 'start' };
 }
 
 /**
- * A plain completion's success ends its endpoint's failure streak, before its delivery's write:
- * `failingSince` cleared where it is at or before the attempt (one conditional write by `_id`) —
- * a success that outlived its lease does not end a streak begun after it. Of two successes racing,
- * one writes, where in the completion's transaction every one of a flaky endpoint's completions
- * finishing together conflicted on its document. One a majority has not confirmed in 10 s stands
- * on the primary, confirmed by the delivery's write after it (one oplog), as the attempt's is: it
- * does not fail the completion and send a delivered webhook again.
+ * A plain completion's success ends its endpoint's failure streak, before its delivery's write (a
+ * death or a failure between the two leaves the delivery leased and sent again; after it, a lost
+ * clear outlived its success, and a transient failure days later read the old streak and stopped
+ * a working endpoint: helper 277): `failingSince` cleared where it is at or before the attempt (one
+ * conditional write by `_id`), so a success that outlived its lease ends no streak begun after it.
+ * Of two successes racing, one writes, where in the completion's transaction every one of a flaky
+ * endpoint's completions finishing together conflicted on its document. @returns 'unconfirmed' when
+ * a majority did not confirm it in 10 s: a failover, or the endpoint's shard apart from the
+ * delivery's, could lose it behind a delivery confirmed after it (helper 279), so the transaction
+ * clears again.
  */
-async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<void> {
+async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<'confirmed' | 'unconfirmed'> {
   const q = P.streakEnd(t, endpointId, attempt.at);
-  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, q.options).catch((err: unknown) => {
-    if (!isUnconfirmedWrite(err)) throw err;
-  });
+  try {
+    // The plan is the transaction's too, where a write concern of its own is refused: given here.
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, writeConcern: COMPLETED_BY_MAJORITY });
+    return 'confirmed';
+  } catch (err) {
+    if (isUnconfirmedWrite(err)) return 'unconfirmed';
+    throw err;
+  }
 }
 
 /**
@@ -311,6 +314,8 @@ async function completeInTransaction(
   attempt: AttemptDoc,
   /** Whether recordAttempt wrote it; if not, or not confirmed, it is written here once its delivery is found. */
   recorded: AttemptWritten,
+  /** A plain success's streak clear a majority did not confirm: cleared again here, under the commit. */
+  clearAgain = false,
 ): Promise<Written> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
@@ -329,6 +334,10 @@ async function completeInTransaction(
     returnDocument: 'before',
     projection: BEFORE,
   });
+  if (clearAgain) {
+    const q = P.streakEnd(t, endpointId, at);
+    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
+  }
   if (before === null) {
     // Claimed again since (this send outlived its lease), or failed with its endpoint: the
     // newer state stands. The attempt is on record (recordAttempt) and counted.
@@ -389,7 +398,8 @@ async function carryOut(
     await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
   }
   if (effects.streak === 'clear') {
-    const q = EP.byId(t, endpointId);
+    // As a plain success's (clearStreak): a streak begun after this attempt is not its to end.
+    const q = P.streakEnd(t, endpointId, attempt.at);
     await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
   }
   if (effects.disable) {

@@ -149,7 +149,6 @@ describe('MongoDB query shapes', () => {
       'deliveries.claim': { w: 'majority', wtimeoutMS: 5_000 },
       'deliveries.currentUnordered': { w: 'majority', wtimeoutMS: 10_000 },
       'deliveries.healCursorMove': { w: 1 },
-      'deliveries.streakEnd': { w: 'majority', wtimeoutMS: 10_000 },
       'operations.jobLease': { w: 'majority', wtimeoutMS: 5_000 },
       'operations.jobLeaseRelease': { w: 1 },
       'recoveries.claimable': { w: 'majority', wtimeoutMS: 5_000 },

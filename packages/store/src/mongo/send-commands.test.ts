@@ -321,6 +321,8 @@ interface CompletionScene {
   streakWriteThrows?: boolean | Error;
   /** Whether a streak's conditional write finds the endpoint as read (false: another completion moved it first). */
   streakSetMatches?: boolean;
+  /** A streak's start (its transaction's write of the endpoint) fails. */
+  streakStartThrows?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
   gate?: Promise<void>;
 }
@@ -354,6 +356,7 @@ function completionStandIn(o: CompletionScene) {
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
       if (logged === 'endpoints.findOne' && o.endpointReadThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
+      if (logged === 'endpoints.updateOne (txn)' && o.streakStartThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'endpoints.updateOne' && o.streakWriteThrows) {
         throw o.streakWriteThrows === true ? new MongoServerError({ code: 189, errmsg: 'primary stepped down' }) : o.streakWriteThrows;
       }
@@ -627,11 +630,53 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
   });
 
-  it('a clear a majority did not confirm in 10 s stands: the delivery is written all the same, not sent again', async () => {
+  it('a clear a majority did not confirm in 10 s sends the completion to the transaction, which clears again under its commit', async () => {
     const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: unconfirmed() };
-    const { log, complete } = completionStandIn(scene);
+    const { log, sent, complete } = completionStandIn(scene);
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-    expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne', 'deliveries.findOneAndUpdate']);
+    // Not the plain write: a failover (or the endpoint's own shard) could lose the clear behind a delivery confirmed after it.
+    expect(log).not.toContain('deliveries.findOneAndUpdate');
+    expect(log.slice(0, 6)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'endpoints.updateOne',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'endpoints.updateOne (txn)',
+    ]);
+    expect(log).toContain('commit');
+    expect(sent.find((c) => c.name === 'endpoints.updateOne (txn)')?.filter).toEqual({
+      orgId: 'org_1',
+      env: 'live',
+      _id: 'ep_1',
+      failingSince: { $lte: NOW },
+    });
+  });
+
+  it('a streak’s start that fails after the delivery’s write is told; the completion stands (the next failure begins it)', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakStartThrows: true };
+    const { complete } = completionStandIn(scene);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      expect(await complete(RETRY)).toMatchObject({ applied: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.some((w) => w.includes('beginning the failure streak of endpoint ep_1'))).toBe(true);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('an unconfirmed plain write of a first failure begins the streak all the same (it stands on the primary), then fails', async () => {
+    const applied = new MongoWriteConcernError({
+      ok: 1,
+      value: { messageId: 'msg_1', ...OPEN_PENDING },
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+    } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, plainWriteThrows: applied });
+    expect(await complete(RETRY)).toEqual({ failed: applied });
+    expect(log).toContain('endpoints.updateOne (txn)');
   });
 
   it('one that begins a streak is plain: the delivery written, then the streak set and its failing event queued in a transaction of their own', async () => {
@@ -754,7 +799,7 @@ describe('plainCompletion', () => {
     // Our own fault (the egress relay): the endpoint's record is left as it is.
     expect(plainCompletion(outcome({ ...RETRY, endpoint: { succeeded: null } }), active)).toBe(true);
   });
-  it('is when the streak begins or ends (each written after the delivery, on its own)', () => {
+  it('is when the streak begins or ends (an end written before the delivery, a start after it, each on its own)', () => {
     expect(plainCompletion(outcome(SUCCESS), failing)).toBe(true);
     expect(plainCompletion(outcome(RETRY), active)).toBe(true);
   });

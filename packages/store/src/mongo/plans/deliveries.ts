@@ -219,15 +219,17 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null } }),
     example: [T, 'ep_1'],
   }),
-  /** An endpoint whose failure streak ends now (a plain completion's success, after its delivery's write): cleared where one is set. */
+  /**
+   * An endpoint whose failure streak ends now (a success's: before a plain completion's delivery, or in a completion's
+   * transaction): cleared where it began at or before the success. Outside a transaction its caller gives the write
+   * concern (a commit's majority and 10 s), which a transaction's operation may not carry.
+   */
   streakEnd: planSpec({
     collection: COLLECTIONS.endpoints,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
     residual: { orgId: TENANT, env: TENANT, failingSince: 'a streak begun at or before the success: of two successes racing, one writes' },
-    // Outside any transaction, as the plain write after it: a majority within a commit's 10 s, not a wait without end.
-    writeConcern: COMPLETED_BY_MAJORITY,
     build: (t: { orgId: string; env: string }, id: string, at: number) => ({
       filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: { $lte: at } },
     }),
