@@ -178,7 +178,8 @@ async function recordAttempt(conn: MongoConnection, t: Tenant, bucket: MonthBuck
 
 /**
  * Whether this attempt's completion is plain whatever its delivery holds: the endpoint active, no
- * streak begun or ended, no disabling, no alert. Its write then touches the delivery alone — unless
+ * disabling, no alert but a streak's `failing` (a streak's end or start is written apart from the
+ * delivery: clearStreak, startStreak). Its write then touches the delivery alone — unless
  * the delivery is ordered (a lane to hand over), which completeAlone's filter leaves to the
  * transaction. Decided without a re-send (`resend`): one asked for meanwhile changes only the
  * status (retrying), and takes an alert away (exhausted), never adds one.
@@ -334,11 +335,13 @@ async function completeInTransaction(
     returnDocument: 'before',
     projection: BEFORE,
   });
-  if (clearAgain) {
-    const q = P.streakEnd(t, endpointId, at);
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
-  }
   if (before === null) {
+    // A plain success's clear a majority did not confirm, cleared again under this commit (its delivery written, the
+    // streak's own clear below does it: the snapshot holds only what a majority has).
+    if (clearAgain) {
+      const q = P.streakEnd(t, endpointId, at);
+      await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
+    }
     // Claimed again since (this send outlived its lease), or failed with its endpoint: the
     // newer state stands. The attempt is on record (recordAttempt) and counted.
     const any = P.byId(t, deliveryId);

@@ -653,6 +653,25 @@ describe('a completion’s commands (MongoDB)', () => {
     });
   });
 
+  it('an unconfirmed clear of a success whose claim ran out is cleared again in the transaction that finds its delivery moved on', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: null, streakWriteThrows: unconfirmed() };
+    const { log, sent, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: false });
+    expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.filter)).toEqual([
+      { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
+    ]);
+    expect(log).toContain('commit');
+  });
+
+  it('a success through the transaction (an ordered delivery) clears only a streak begun at or before it', async () => {
+    const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: { ...OPEN_PENDING, orderingKey: 'order-1' }, ordered: true };
+    const { sent, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.filter)).toEqual([
+      { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
+    ]);
+  });
+
   it('a streak’s start that fails after the delivery’s write is told; the completion stands (the next failure begins it)', async () => {
     const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakStartThrows: true };
     const { complete } = completionStandIn(scene);
