@@ -8,6 +8,7 @@ import { describeStoreContract } from '../../test/contract/store-contract.ts';
 import { claimRef } from '../ports/delivery-port.ts';
 import type { Store } from '../store.ts';
 import { bucketName, COLLECTIONS } from './connection.ts';
+import { DELIVERIES_PLANS } from './plans/deliveries.ts';
 import { HELD_RECHECK_MS } from './held-recheck.ts';
 import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { monthOfId } from './months.ts';
@@ -243,5 +244,36 @@ describe('openMongoStore', () => {
     expect(waitOf('mongodb://db-0:27017/?waitqueuetimeoutms=0', 10_000)).toBe(0);
     expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0')).toBe(0); // the driver's: no limit
     expect(waitOf('mongodb://db-0:27017/wirehook?replicaSet=rs0#&waitQueueTimeoutMS=5', 10_000)).toBe(10_000); // a fragment is no option
+  });
+});
+
+describe.skipIf(url === undefined || url === '')('MongoDB: the compare-and-set filters as the server reads them (MONGODB_URL)', () => {
+  it("a due entry's count absent matches $exists: false and $inc makes it; a streak's end matches a number at or before it, never null", async () => {
+    const client = new MongoClient(url as string);
+    const dbName = `wirehook_filters_${randomUUID().replaceAll('-', '')}`;
+    try {
+      const entries = client.db(dbName).collection<{ _id: string; dueAt: number; seq?: number }>('due_endpoints');
+      await entries.insertOne({ _id: '202612:ep_1', dueAt: 5 });
+      const take = (seq: number | null) => DELIVERIES_PLANS.dueEndpoint('202612:ep_1', 5, seq).filter as never;
+      expect((await entries.updateOne(take(null), { $set: { dueAt: 5 }, $inc: { seq: 1 } })).modifiedCount).toBe(1);
+      expect(await entries.findOne({ _id: '202612:ep_1' })).toEqual({ _id: '202612:ep_1', dueAt: 5, seq: 1 });
+      // Moved back to the value read (5), but counted: a compare-and-set from the count read before fails.
+      expect((await entries.updateOne(take(null), { $set: { dueAt: 9 } })).matchedCount).toBe(0);
+      expect((await entries.updateOne(take(1), { $set: { dueAt: 9 }, $inc: { seq: 1 } })).modifiedCount).toBe(1);
+      const endpoints = client.db(dbName).collection<{ _id: string; orgId: string; env: string; failingSince: number | null }>('endpoints');
+      const t = { orgId: 'org_1', env: 'live' };
+      await endpoints.insertMany([
+        { _id: 'ep_null', ...t, failingSince: null },
+        { _id: 'ep_old', ...t, failingSince: 100 },
+        { _id: 'ep_new', ...t, failingSince: 300 },
+      ]);
+      const end = (id: string) => DELIVERIES_PLANS.streakEnd(t, id, 200).filter as never;
+      expect((await endpoints.updateOne(end('ep_null'), { $set: { failingSince: null } })).matchedCount).toBe(0);
+      expect((await endpoints.updateOne(end('ep_old'), { $set: { failingSince: null } })).matchedCount).toBe(1);
+      expect((await endpoints.updateOne(end('ep_new'), { $set: { failingSince: null } })).matchedCount).toBe(0);
+    } finally {
+      await client.db(dbName).dropDatabase();
+      await client.close();
+    }
   });
 });
