@@ -2,6 +2,7 @@
 // stood in for, so what is tested is when `due` starts a healing and that it never waits for one.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
+import { withWarnings } from '../../test/warnings.ts';
 
 const healing = vi.hoisted(() => ({
   calls: [] as { now: number; cursor: string }[],
@@ -88,10 +89,7 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
   it('tells a failed healing as a warning, keeps its cursor, and settle waits for the healing going', async () => {
     healing.calls.length = 0;
     healing.tenantCursors.length = 0;
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
-    process.on('warning', onWarning);
-    try {
+    await withWarnings(async (warnings) => {
       const repo = new MongoDeliveryRepo({} as MongoConnection);
       await repo.due(0, 10, 5);
       await turn();
@@ -118,9 +116,7 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
       await repo.due(60_000, 10, 5);
       await turn();
       expect(healing.calls).toHaveLength(2);
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
   });
 
   it("settle waits at most 5,000 ms for a healing that does not end (the client's close cuts it short)", async () => {
@@ -174,10 +170,7 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
     await Promise.all([a.settle(), b.settle()]);
   });
   it('a failed read of the shared positions stops neither walk: each goes on where this process last saw it, and is told', async () => {
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
-    process.on('warning', onWarning);
-    try {
+    await withWarnings(async (warnings) => {
       const repo = new MongoDeliveryRepo({} as MongoConnection);
       await repo.due(0, 10, 5);
       await turn();
@@ -193,8 +186,6 @@ describe('the due queue healed beside the sweep (MongoDB)', () => {
       await turn();
       expect(warnings).toEqual(['wirehook: healing the due queue: not primary']);
       await repo.settle();
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
   });
 });

@@ -1,33 +1,16 @@
 // The sweep's share per tenant (delivery-claim.ts dueDeliveries), without a server: a stand-in
 // for the collections the sweep reads and writes — the due queue's first level (`dueEndpoints`,
 // by bound then _id), endpoints by _id and one month's deliveries by endpoint then due time —
-// matching the filters the plans build (equality, $gt, $lte, $in) and sorting as they ask.
+// matching the filters the plans build as MongoDB does (mingo: walk-collection.ts's `matcher`) and sorting as they ask.
 import { describe, expect, it, vi } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { dueDeliveries, HEAL_ENTRIES, healDueQueue, healTenantBounds, sharePerTenant, withinShares } from './delivery-claim.ts';
 import { DUE_NEVER, type DueNote, dueEntryId, noteDue } from './due-queue.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
+import { matcher } from '../../test/mongo/walk-collection.ts';
 
 type Doc = Record<string, unknown>;
 const MONTH = '202612';
-
-function matches(doc: Doc, filter: Doc): boolean {
-  return Object.entries(filter).every(([key, want]) => {
-    const have = doc[key];
-    // As the server: null matches a field that is missing.
-    if (want === null) return have === null || have === undefined;
-    if (typeof want !== 'object' || Array.isArray(want)) return have === want;
-    const ops = want as Record<string, unknown>;
-    return Object.entries(ops).every(([op, v]) => {
-      if (op === '$gt') return (have as number | string) > (v as number | string);
-      if (op === '$lte') return (have as number | string) <= (v as number | string);
-      if (op === '$in') return (v as unknown[]).includes(have);
-      if (op === '$type') return typeof have === v;
-      if (op === '$exists') return (have !== undefined) === v;
-      throw new Error(`the stand-in has no ${op}`);
-    });
-  });
-}
 
 function sorted(docs: Doc[], sort: Record<string, 1 | -1> | undefined): Doc[] {
   if (sort === undefined) return docs;
@@ -52,10 +35,7 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
           return cursor;
         },
         toArray: async () => {
-          const found = sorted(
-            docs.filter((d) => matches(d, filter)),
-            options.sort,
-          )
+          const found = sorted(docs.filter(matcher(filter)), options.sort)
             .slice(0, limit)
             .map((d) => ({ ...d }));
           if (counts.read !== undefined) counts.read += found.length;
@@ -69,7 +49,7 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
       update: { $set?: Doc; $min?: { dueAt: number }; $inc?: Record<string, number>; $setOnInsert?: Doc },
       options: { upsert?: boolean } = {},
     ) => {
-      const doc = docs.find((d) => matches(d, filter));
+      const doc = docs.find(matcher(filter));
       if (doc === undefined) {
         if (options.upsert !== true) return { matchedCount: 0, modifiedCount: 0 };
         counts.writes++;
@@ -84,7 +64,7 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
       return { matchedCount: 1, modifiedCount: 1 };
     },
     deleteOne: async (filter: Doc) => {
-      const i = docs.findIndex((d) => matches(d, filter));
+      const i = docs.findIndex(matcher(filter));
       if (i >= 0) docs.splice(i, 1);
       return { deletedCount: i >= 0 ? 1 : 0 };
     },
@@ -92,7 +72,7 @@ function collection(docs: Doc[], counts: { writes: number; finds?: number; read?
       let modifiedCount = 0;
       let upsertedCount = 0;
       for (const { updateOne } of ops) {
-        const doc = docs.find((d) => matches(d, updateOne.filter));
+        const doc = docs.find(matcher(updateOne.filter));
         if (doc === undefined) {
           upsertedCount++;
           docs.push({ ...updateOne.filter, ...updateOne.update.$setOnInsert, dueAt: updateOne.update.$min.dueAt });
@@ -581,27 +561,12 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     const { conn, queue, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     const now = 10_000;
     deliveries[0]!['dueAt'] = now + 30_000;
-    const bucket = conn.bucket(MONTH) as unknown as {
-      deliveries: { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
-    };
-    const find = bucket.deliveries.find;
-    let reads = 0;
-    bucket.deliveries.find = (...args: unknown[]) => {
-      const cursor = find(...args);
-      if (++reads !== 1) return cursor;
-      return {
-        limit: (k: number) => ({
-          toArray: async () => {
-            const found = await cursor.limit(k).toArray();
-            // After the sweep's read, before its move: a retry due at 8,000 committed and noted ($min of 5,000: no write).
-            deliveries.push({ ...deliveries[0]!, _id: 'dlv_retry', dueAt: 8_000 });
-            await noteDue(conn, [{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: MONTH, dueAt: 8_000 }]);
-            expect(queue[0]!['dueAt']).toBe(5_000);
-            return found;
-          },
-        }),
-      };
-    };
+    afterDeliveryRead(conn, 1, async () => {
+      // After the sweep's read, before its move: a retry due at 8,000 committed and noted ($min of 5,000: no write).
+      deliveries.push({ ...deliveries[0]!, _id: 'dlv_retry', dueAt: 8_000 });
+      await noteDue(conn, [{ orgId: 'org_1', env: 'live', endpointId: 'ep_1', month: MONTH, dueAt: 8_000 }]);
+      expect(queue[0]!['dueAt']).toBe(5_000);
+    });
     // This sweep read none due; its move (to the lease's end) is followed by the read that finds the retry.
     expect(await dueDeliveries(conn, now, 10, 5)).toEqual([]);
     expect(queue[0]!['dueAt']).toBe(8_000);

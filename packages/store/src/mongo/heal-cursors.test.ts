@@ -7,6 +7,7 @@ import { MongoClient, MongoServerError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { MongoConnection } from './connection.ts';
 import { HEAL_WALKS, moveHealCursor, readHealCursors } from './heal-cursors.ts';
+import { matches } from '../../test/mongo/walk-collection.ts';
 
 type MetaDoc = { _id: string; cursor?: string };
 
@@ -25,10 +26,8 @@ function standIn() {
     ) => {
       sent.push({ filter, update, options });
       const doc = docs.get(filter._id);
-      // As the server: null in an $in matches a field that is absent.
-      const want = filter.cursor;
-      const matched = doc !== undefined && (typeof want === 'string' ? doc.cursor === want : want.$in.includes(doc.cursor ?? null));
-      if (matched) doc.cursor = update.$set.cursor;
+      // As the server matches (mingo): null in an $in matches a field that is absent.
+      if (doc !== undefined && matches(doc, filter)) doc.cursor = update.$set.cursor;
       else if (doc !== undefined)
         throw new MongoServerError({ code: 11000, errmsg: `E11000 duplicate key error collection: w.meta index: _id_ dup key: { _id: "${filter._id}" }` });
       else if (options['upsert'] === true) docs.set(filter._id, { _id: filter._id, ...update.$set });

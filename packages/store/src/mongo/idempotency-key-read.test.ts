@@ -1,10 +1,11 @@
 // A send's look for a replay before it takes a count (message-create.ts), without a server: the
 // key's document read by _id, not the months' messages; the transaction's own lookup decides.
-import { newId } from '@wirehook/core';
+
 import { describe, expect, it } from 'vitest';
 import type { MongoConnection } from './connection.ts';
 import { createMessage, KEY_TTL_MARGIN_MS, keyExpiresAt } from './message-create.ts';
 import { monthOf, nextMonth } from './months.ts';
+import { aSend } from '../../test/mongo/send-input.ts';
 
 const NOW = Date.UTC(2026, 11, 2);
 const DAY = 86_400_000;
@@ -55,17 +56,17 @@ function store(keyDoc: { createdAt: number } | null, options: { replayRuns?: boo
 }
 
 const send = (conn: MongoConnection) =>
-  createMessage(conn, T, {
-    id: newId('message', { now: () => NOW }),
-    eventType: 'a.b',
-    payload: '{}',
-    createdAt: NOW,
-    consumerExternalId: 'acme',
-    newConsumerId: 'con_1',
-    idempotencyKey: 'key-1',
-    idempotencySince: NOW - DAY,
-    counters: [{ key: 'live:org_1:2026-12', limit: 3, increment: true, expiresAt: Date.UTC(2027, 1, 1) }],
-  } as never);
+  createMessage(
+    conn,
+    T,
+    aSend(NOW, {
+      eventType: 'a.b',
+      newConsumerId: 'con_1' as never,
+      idempotencyKey: 'key-1',
+      idempotencySince: NOW - DAY,
+      counters: [{ key: 'live:org_1:2026-12', limit: 3, increment: true, expiresAt: Date.UTC(2027, 1, 1) }],
+    }),
+  );
 
 describe('a send with an Idempotency-Key, before its transaction', () => {
   it('a new key: one read of the key’s document, no month looked in, the count taken (the months’ lookup is the transaction’s)', async () => {

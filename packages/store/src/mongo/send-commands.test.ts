@@ -13,6 +13,9 @@ import { flushRollups } from './endpoint-stats-repo.ts';
 import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
+import { withWarnings } from '../../test/warnings.ts';
+import { aSend } from '../../test/mongo/send-input.ts';
+import type { NewMessage } from '../ports/message-port.ts';
 
 const NOW = Date.UTC(2026, 11, 2);
 const MONTH: UsageCounter = { key: 'live:org_1:2026-12', limit: 1_000, increment: true, expiresAt: Date.UTC(2027, 1, 1) };
@@ -54,16 +57,8 @@ function standIn() {
   return { conn, log, release };
 }
 
-const LIVE_SEND = {
-  eventType: 'invoice.paid',
-  payload: '{}',
-  createdAt: NOW,
-  consumerExternalId: 'acme',
-  newConsumerId: 'con_new',
-  idempotencyKey: null,
-  idempotencySince: NOW - 86_400_000,
-  counters: [MONTH],
-};
+/** A live send of the month's counter. */
+const liveSend = (more: Partial<NewMessage> = {}) => aSend(NOW, { counters: [MONTH], ...more });
 
 describe('a live send’s commands (MongoDB)', () => {
   it('seven round trips before its answer: its count beside its consumer’s and endpoints’ reads, then the transaction; the tenant’s $min after', async () => {
@@ -73,7 +68,7 @@ describe('a live send’s commands (MongoDB)', () => {
     const counted = new Promise<void>((resolve) => (answerCount = resolve));
     const increment = conn.counters.updateOne;
     Object.assign(conn.counters, { updateOne: async (...args: unknown[]) => (await counted, (increment as (...a: unknown[]) => unknown)(...args)) });
-    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend());
     expect(await byNextTurn(sending)).toBe('waiting');
     // Both reads sent and answered while the count is still out: one round trip's wait, not two more.
     expect(log).toEqual(['consumers.findOne', 'endpoints.find']);
@@ -108,7 +103,7 @@ describe('a live send’s commands (MongoDB)', () => {
       findOne: async (filter: unknown, o: unknown) => (options.push(o), (findOne as (...a: unknown[]) => unknown)(filter, o)),
     });
     Object.assign(conn.endpoints, { find: (filter: unknown, o: unknown) => (options.push(o), (find as (...a: unknown[]) => unknown)(filter, o)) });
-    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    const sending = createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend());
     await byNextTurn(sending);
     expect(options).toHaveLength(2);
     for (const o of options as { readPreference?: { mode: string } }[]) {
@@ -123,7 +118,7 @@ describe('a live send’s commands (MongoDB)', () => {
       findOne: async (_f: unknown, o: { session?: unknown }) => (fresh.log.push(o?.session ? 'consumers.findOne (txn)' : 'consumers.findOne'), null),
       insertOne: async () => (fresh.log.push('consumers.insertOne'), {}),
     });
-    const made = createMessage(fresh.conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND } as never);
+    const made = createMessage(fresh.conn, { orgId: 'org_1', env: 'live' } as never, liveSend());
     await byNextTurn(made);
     // Made here, it has no endpoint to read: the message is inserted next.
     expect(fresh.log.slice(0, 6)).toEqual([
@@ -161,8 +156,7 @@ describe('a live send’s commands (MongoDB)', () => {
     });
     return { ...scene, sent };
   };
-  const send = (conn: MongoConnection, more: Record<string, unknown> = {}) =>
-    createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND, ...more } as never);
+  const send = (conn: MongoConnection, more: Record<string, unknown> = {}) => createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend(more));
 
   it('takes an empty read (no endpoint matches): five round trips, nothing read in the transaction', async () => {
     const { conn, log, release } = readsLogged();
@@ -289,8 +283,7 @@ describe('a live send’s commands (MongoDB)', () => {
     Object.assign(conn.counters, {
       find: () => ({ toArray: async () => (log.push('counters.find'), [{ _id: atLimit.key, value: 2, expiresAt: new Date(atLimit.expiresAt) }]) }),
     });
-    const sendAtLimit = () =>
-      createMessage(conn, { orgId: 'org_1', env: 'live' } as never, { id: newId('message', { now: () => NOW }), ...LIVE_SEND, counters: [atLimit] } as never);
+    const sendAtLimit = () => createMessage(conn, { orgId: 'org_1', env: 'live' } as never, liveSend({ counters: [atLimit] }));
     await expect(sendAtLimit()).rejects.toBeInstanceOf(PlanLimitError);
     expect(log).toContain('consumers.findOne');
     log.splice(0);
@@ -675,16 +668,11 @@ describe('a completion’s commands (MongoDB)', () => {
   it('a streak’s start that fails after the delivery’s write is told; the completion stands (the next failure begins it)', async () => {
     const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakStartThrows: true };
     const { complete } = completionStandIn(scene);
-    const warnings: string[] = [];
-    const onWarning = (w: Error) => warnings.push(w.message);
-    process.on('warning', onWarning);
-    try {
+    await withWarnings(async (warnings) => {
       expect(await complete(RETRY)).toMatchObject({ applied: true });
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings.some((w) => w.includes('beginning the failure streak of endpoint ep_1'))).toBe(true);
-    } finally {
-      process.off('warning', onWarning);
-    }
+    });
   });
 
   it('an unconfirmed plain write of a first failure begins the streak all the same (it stands on the primary), then fails', async () => {

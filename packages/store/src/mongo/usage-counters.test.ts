@@ -1,6 +1,6 @@
 // Usage counters' give-backs without a server: a stand-in `counters` collection that keeps the
 // shards in a Map and fails the calls a test tells it to, with the driver's own error classes.
-import { newId, PlanLimitError } from '@wirehook/core';
+import { PlanLimitError } from '@wirehook/core';
 import { createRequire } from 'node:module';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { describe, expect, it, vi } from 'vitest';
@@ -9,6 +9,7 @@ import type { MongoConnection } from './connection.ts';
 import { createMessage, readCounters } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { giveBack, OWED_MAX, takeCounts } from './usage-counters.ts';
+import { aSend } from '../../test/mongo/send-input.ts';
 
 const poolErrors = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<string, new (...args: unknown[]) => Error>;
 const poolTimeout = () => new poolErrors['WaitQueueTimeoutError']!('Timed out while checking out a connection from connection pool', 'db-0:27017');
@@ -54,17 +55,7 @@ function countersOf() {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A live send of one counter (the month's), new consumer 'acme'. */
-const liveSend = () => ({
-  id: newId('message', { now: () => NOW }),
-  eventType: 'a.b',
-  payload: '{}',
-  createdAt: NOW,
-  consumerExternalId: 'acme',
-  newConsumerId: 'con_1',
-  idempotencyKey: null,
-  idempotencySince: 0,
-  counters: [MONTH],
-});
+const liveSend = () => aSend(NOW, { eventType: 'a.b', newConsumerId: 'con_1' as never, idempotencySince: 0, counters: [MONTH] });
 
 describe('usage counters (MongoDB): counts given back', () => {
   it('takes one count a send, and refuses the send past the limit of 3 with its count given back', async () => {

@@ -9,8 +9,14 @@ import { Query } from 'mingo';
 type Doc = Record<string, unknown>;
 type Update = { $set?: Doc; $inc?: Record<string, number> };
 
+/** Whether MongoDB would match a document with `filter`: the filter compiled once, for a collection's many documents. */
+export function matcher(filter: Doc): (doc: Doc) => boolean {
+  const query = new Query(filter);
+  return (doc) => query.test(doc);
+}
+
 /** Whether MongoDB would match `doc` with `filter`. */
-export const matches = (doc: Doc, filter: Doc): boolean => new Query(filter).test(doc);
+export const matches = (doc: Doc, filter: Doc): boolean => matcher(filter)(doc);
 
 /** A stand-in for `conn.endpointWalks` holding `doc` (null: no walk). */
 export class WalkCollection {
