@@ -53,22 +53,25 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
   const plain = recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint);
-  // A success's end of its endpoint's streak, before its delivery (clearStreak): one a majority did not confirm sends
-  // the completion to the transaction, which clears again under its commit.
-  const clearAgain =
-    plain && attemptEffects(outcome, false, endpoint).streak === 'clear' && (await clearStreak(conn, t, endpointId, attempt)) === 'unconfirmed';
-  const completed =
-    (plain && !clearAgain ? await completeAlone(conn, claim, outcome, endpoint) : null) ??
-    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain)));
-  const { due, settle, unconfirmed, startStreak: starts, ...result } = completed;
+  // A plain completion's streak is written apart from its delivery: its end before it (clearStreak: one a majority did
+  // not confirm sends the completion to the transaction, which clears again under its commit), its start after it.
+  const streak = plain ? attemptEffects(outcome, false, endpoint).streak : 'keep';
+  const clearAgain = streak === 'clear' && (await clearStreak(conn, t, endpointId, attempt)) === 'unconfirmed';
+  const alone = plain && !clearAgain ? await completeAlone(conn, claim, outcome, endpoint) : null;
+  const completed = alone ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain)));
+  const { due, settle, unconfirmed, ...result } = completed;
+  const tell = (err: unknown) => process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
   // error (the caller would lose `endpointDisabled`, sent once, and the lane's next). Its
   // failures are told as a process warning; the healer (delivery-claim.ts: the due queue and
   // the messages' statuses) and the walk (walkEndpoints) finish what they left.
   try {
     // After the write (due-queue.ts says why): the retry and the lane's next in the due queue,
-    // first: the message's status below must not delay (or, failing, skip) a wake-up.
-    await noteDue(conn, due, { tenantsSoon: true });
+    // first: the message's status below must not delay (or, failing, skip) a wake-up. After a write a majority did not
+    // confirm, not waited for: a majority that lagged 10 s would hold the completion's place as long again.
+    const noted = noteDue(conn, due, { tenantsSoon: true });
+    if (unconfirmed === undefined) await noted;
+    else noted.catch(tell);
     // A disabling's first batch of the endpoint's other open deliveries, in a transaction of
     // its own rather than in the completion's: the rest go by the walk, as for a delete.
     if (result.endpointDisabled) {
@@ -76,10 +79,12 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
       await noteDue(conn, failed.due);
     }
   } catch (err) {
-    process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
+    tell(err);
   }
-  // Apart from the due note's: lost, the endpoint's next failure begins it.
-  if (starts === true) {
+  // After a plain write that applied (confirmed or not: it stands on the primary), and only then — one of a send that
+  // outlived its lease began a streak dated before the success that beat it (helper 278). Apart from the due note's:
+  // lost, the endpoint's next failure begins it.
+  if (alone !== null && streak === 'start') {
     await startStreak(conn, t, endpointId, attempt).catch((err: unknown) =>
       process.emitWarning(`wirehook: beginning the failure streak of endpoint ${endpointId}: ${err instanceof Error ? err.message : String(err)}`),
     );
@@ -103,8 +108,6 @@ interface Written extends CompletedAttempt {
   settle: { _id: string; messageId: string; status: DeliveryStatus; attemptCount: number } | null;
   /** A plain write the primary applied and a majority did not confirm: thrown once what follows the write is done. */
   unconfirmed?: unknown;
-  /** A plain completion's failure that begins its endpoint's streak (startStreak, after the write); a transaction's is in it. */
-  startStreak?: boolean;
 }
 
 /** The fields a completion reads of the delivery as it was (findOneAndUpdate's `before`). */
@@ -149,7 +152,11 @@ function newState(outcome: AttemptOutcome, at: number, held: boolean | '$held'):
  */
 async function endpointAtCompletion(conn: MongoConnection, t: Tenant, endpointId: EndpointId): Promise<EndpointAtCompletion | null> {
   const e = P.endpointAtCompletion(t, endpointId);
-  const found = await conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1, failingSince: 1 } });
+  return toEndpointState(await conn.endpoints.findOne(e.filter, { ...e.options, projection: { status: 1, failingSince: 1 } }));
+}
+
+/** The endpoint's status and streak as a completion decides on them; null when deleted. */
+function toEndpointState(found: { status: EndpointAtCompletion['status']; failingSince?: number | null } | null): EndpointAtCompletion | null {
   return found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
 }
 
@@ -203,7 +210,6 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   const bucket = conn.bucketOf(deliveryId);
   const own = P.currentUnordered(t, deliveryId, leaseToken);
   const at = outcome.attempt.at;
-  const { streak } = attemptEffects(outcome, false, endpoint);
   let unconfirmed: unknown;
   let before: Document | null;
   try {
@@ -216,9 +222,9 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
     // Applied on the primary, a majority not confirming it in 10 s: its reply carries the delivery as it was. The
     // completion fails all the same (the dispatcher's null: sent again only if a failover rolls the write back), but
     // its retry's due note goes first — without it the retry waited for its lease's end (a `$min` a rollback leaves
-    // harmless) — not waited for: a majority that lagged 10 s would hold the completion's place as long again. Not its
-    // message's result: written from a write a failover may roll back, on the message's own shard or a new primary, it
-    // would outrank the resend's (equal attempt counts); the flag left on the delivery is the healer's (helper 277).
+    // harmless). Not its message's result: written from a write a failover may roll back, on the message's own shard
+    // or a new primary, it would outrank the resend's (equal attempt counts); the flag left on the delivery is the
+    // healer's (helper 277).
     before = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : null;
     if (before === null) throw err;
     unconfirmed = err;
@@ -226,15 +232,8 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
   if (before === null) return null;
   const effects = attemptEffects(outcome, before['resend'] === true, endpoint);
   const written = afterWrite(claim, bucket.month, outcome, before as BeforeDoc, effects, before['held'] === true);
-  // A streak's start after the delivery, and only when its claim was current: one of a send that outlived its lease
-  // began a streak dated before the success that beat it (helper 278). Lost (a death between the two), the endpoint's
-  // next failure begins it.
-  if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written, startStreak: streak === 'start' };
-  // Unconfirmed, it stands on the primary all the same: the failure happened, and its streak begins.
-  noteDue(conn, written.due, { tenantsSoon: true }).catch((e: unknown) =>
-    process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${e instanceof Error ? e.message : String(e)}`),
-  );
-  return { applied: true, endpointDisabled: false, due: [], settle: null, unconfirmed, startStreak: streak === 'start' };
+  if (unconfirmed === undefined) return { applied: true, endpointDisabled: false, ...written };
+  return { applied: true, endpointDisabled: false, due: written.due, settle: null, unconfirmed };
 }
 
 /**
@@ -250,10 +249,9 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
  * clears again.
  */
 async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<'confirmed' | 'unconfirmed'> {
-  const q = P.streakEnd(t, endpointId, attempt.at);
   try {
     // The plan is the transaction's too, where a write concern of its own is refused: given here.
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, writeConcern: COMPLETED_BY_MAJORITY });
+    await endStreak(conn, t, endpointId, attempt.at, { writeConcern: COMPLETED_BY_MAJORITY });
     return 'confirmed';
   } catch (err) {
     if (isUnconfirmedWrite(err)) return 'unconfirmed';
@@ -268,11 +266,27 @@ async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: Endpoin
  * a first failure that lost the race: its rerun finds the streak begun and writes nothing).
  */
 async function startStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<void> {
-  const q = P.streakStart(t, endpointId);
   await conn.transaction(async (session) => {
-    const { modifiedCount } = await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
-    if (modifiedCount === 1) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
+    if (await beginStreak(conn, session, t, endpointId, attempt.at)) await addAlertEvent(conn, session, t, 'failing', endpointId, attempt);
   });
+}
+
+/** `failingSince` cleared where the streak began at or before `at` (streakEnd): in a transaction's session, or with a write concern outside one. */
+async function endStreak(
+  conn: MongoConnection,
+  t: Tenant,
+  endpointId: EndpointId,
+  at: number,
+  options: { session: ClientSession } | { writeConcern: typeof COMPLETED_BY_MAJORITY },
+): Promise<void> {
+  const q = P.streakEnd(t, endpointId, at);
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, ...options });
+}
+
+/** `failingSince` set to `at` where no streak is set (streakStart), in a transaction. @returns whether this set it. */
+async function beginStreak(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: EndpointId, at: number): Promise<boolean> {
+  const q = P.streakStart(t, endpointId);
+  return (await conn.endpoints.updateOne(q.filter, { $set: { failingSince: at } }, { ...q.options, session })).modifiedCount === 1;
 }
 
 /** The fields BEFORE reads, as a completion uses them. */
@@ -292,7 +306,7 @@ function afterWrite(
   claim: ClaimRef,
   month: Month,
   outcome: AttemptOutcome,
-  before: { messageId: string; resend?: boolean; attemptCount: number },
+  before: BeforeDoc,
   effects: AttemptEffects,
   held: boolean,
 ): Pick<Written, 'due' | 'settle'> {
@@ -323,8 +337,7 @@ async function completeInTransaction(
   const at = outcome.attempt.at;
   const own = P.current(t, deliveryId, leaseToken);
   const e = EP.byId(t, endpointId);
-  const found = await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } });
-  const endpoint: EndpointAtCompletion | null = found === null ? null : { status: found.status, failingSince: found.failingSince ?? null };
+  const endpoint = toEndpointState(await conn.endpoints.findOne(e.filter, { ...e.options, session, projection: { status: 1, failingSince: 1 } }));
   // Paused during the send: a retry waits, held, out of the due index (one held after a
   // resume's walk passed is released when that walk runs again: held-recheck.ts).
   const held = endpoint?.status !== 'active';
@@ -338,10 +351,7 @@ async function completeInTransaction(
   if (before === null) {
     // A plain success's clear a majority did not confirm, cleared again under this commit (its delivery written, the
     // streak's own clear below does it: the snapshot holds only what a majority has).
-    if (clearAgain) {
-      const q = P.streakEnd(t, endpointId, at);
-      await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
-    }
+    if (clearAgain) await endStreak(conn, t, endpointId, at, { session });
     // Claimed again since (this send outlived its lease), or failed with its endpoint: the
     // newer state stands. The attempt is on record (recordAttempt) and counted.
     const any = P.byId(t, deliveryId);
@@ -395,16 +405,10 @@ async function carryOut(
   effects: AttemptEffects,
   reason: string | null,
 ): Promise<void> {
-  if (effects.streak === 'start') {
-    // Two racing first failures both write here; the second conflicts, runs again and keeps the streak.
-    const q = P.streakStart(t, endpointId);
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: attempt.at } }, { ...q.options, session });
-  }
-  if (effects.streak === 'clear') {
-    // As a plain success's (clearStreak): a streak begun after this attempt is not its to end.
-    const q = P.streakEnd(t, endpointId, attempt.at);
-    await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, session });
-  }
+  // Two racing first failures both write the start; the second conflicts, runs again and keeps the streak.
+  if (effects.streak === 'start') await beginStreak(conn, session, t, endpointId, attempt.at);
+  // As a plain success's (clearStreak): a streak begun after this attempt is not its to end.
+  if (effects.streak === 'clear') await endStreak(conn, t, endpointId, attempt.at, { session });
   if (effects.disable) {
     // Two racing completions both write the status here; the second conflicts, is run again
     // and finds the endpoint disabled, so the disabling is reported once.
