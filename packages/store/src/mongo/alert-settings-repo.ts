@@ -29,6 +29,7 @@ import type { AlertTargetDoc } from './documents.ts';
 import type { MongoConnection } from './connection.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import type { Month } from './months.ts';
+import { checkedLimit } from './query.ts';
 import { ALERTS_PLANS as P, envConditionsId, RETRYING_COUNT_CAP, USAGE_MARKS_PAGE } from './plans/alerts.ts';
 import { counterValues, usageOverMarkId } from './usage-counters.ts';
 
@@ -204,6 +205,8 @@ export class MongoAlertSettingsRepo implements AlertSettingsRepo {
     // page: ≤ months × (1 + orgs) seeks, and ≤ 2 × (min + months) index keys an organization; no
     // document. Counting each to RETRYING_COUNT_CAP here read up to 2 × 10,001 keys for every
     // organization with a backlog, every minute.
+    checkedLimit(orgs, 'orgs');
+    if (orgs === 0) throw new RangeError('a page of the retrying walk reads at least one organization');
     const counts: RetryingPage['counts'] = [];
     const cap = Math.max(1, Math.min(min, RETRYING_COUNT_CAP));
     const months = await this.#conn.months();

@@ -10,6 +10,7 @@ import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
 import { isUnconfirmedWrite } from './errors.ts';
+import { FailureStreak } from './failure-streak.ts';
 import { type Month, monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
@@ -48,8 +49,11 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // majority's write of its own before it.
   const first = claim.ordered !== true && bucket.month >= monthOf(outcome.attempt.at);
   const [endpoint, recorded] = await Promise.all([
-    // Not read (a failover): no plain completion then — the transaction reads it in its snapshot.
-    endpointAtCompletion(conn, t, endpointId).catch(() => null),
+    // Not read (a failover): no plain completion then — the transaction reads it in its snapshot (told once a streak).
+    endpointAtCompletion(conn, t, endpointId).then(
+      (read) => (endpointReads.succeeded(conn), read),
+      (err: unknown) => (endpointReads.failed(conn, err), null),
+    ),
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
   const plain = recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint);
@@ -101,6 +105,9 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   if (unconfirmed !== undefined) throw unconfirmed;
   return result;
 }
+
+/** A completion's endpoint read before its plain write failing: every completion goes through the transaction meanwhile. */
+const endpointReads = new FailureStreak("a completion's endpoint read failed (completed in a transaction instead)");
 
 /** What a completion's write leaves to do once it is made: its due notes, and its message's result. */
 interface Written extends CompletedAttempt {
@@ -225,8 +232,11 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
     // harmless). Not its message's result: written from a write a failover may roll back, on the message's own shard
     // or a new primary, it would outrank the resend's (equal attempt counts); the flag left on the delivery is the
     // healer's (helper 277).
-    before = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : null;
-    if (before === null) throw err;
+    // One whose reply has no delivery matched nothing (claimed again, or closed): the transaction counts the attempt.
+    const reply = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : undefined;
+    if (reply === undefined) throw err;
+    if (reply === null) return null;
+    before = reply;
     unconfirmed = err;
   }
   if (before === null) return null;
@@ -292,10 +302,14 @@ async function beginStreak(conn: MongoConnection, session: ClientSession, t: Ten
 /** The fields BEFORE reads, as a completion uses them. */
 type BeforeDoc = { messageId: string; resend?: boolean; attemptCount: number };
 
-/** The delivery as it was before a write the primary applied (a findAndModify's reply in a write-concern error), or null. */
-function unconfirmedBefore(err: unknown): Document | null {
+/**
+ * The delivery as it was before a write the primary applied (a findAndModify's reply in a
+ * write-concern error); null when the reply says it matched nothing; undefined when it says neither.
+ */
+function unconfirmedBefore(err: unknown): Document | null | undefined {
   const value = (err as { result?: { value?: unknown } }).result?.value;
-  return value !== null && typeof value === 'object' ? (value as Document) : null;
+  if (value === null) return null;
+  return typeof value === 'object' ? (value as Document) : undefined;
 }
 
 /**
@@ -349,8 +363,9 @@ async function completeInTransaction(
     projection: BEFORE,
   });
   if (before === null) {
-    // A plain success's clear a majority did not confirm, cleared again under this commit (its delivery written, the
-    // streak's own clear below does it: the snapshot holds only what a majority has).
+    // A plain success's clear a majority did not confirm, cleared again under this commit. With its delivery written,
+    // the streak's own clear below does it when the snapshot still shows the streak; when the snapshot already shows
+    // the clear, it stands before this commit in the oplog, and the commit's majority confirms it.
     if (clearAgain) await endStreak(conn, t, endpointId, at, { session });
     // Claimed again since (this send outlived its lease), or failed with its endpoint: the
     // newer state stands. The attempt is on record (recordAttempt) and counted.

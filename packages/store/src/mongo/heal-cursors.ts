@@ -6,11 +6,14 @@ import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 // healTenantBounds over the due entries) go on, kept in `meta` rather than in each dispatcher's
 // memory. In memory, N replicas each walked the same stretch from the start, and a restart began
 // again at the oldest month: with deploys more often than a pass takes (10⁶ endpoints over 4
-// months at HEAL_STEPS a healing), the newest month was never reached. Shared, the replicas walk
-// one pass between them (each healing takes the next stretch) and a restart goes on where the last
-// healing of any of them ended. Two healings that read the same position walk the same stretch;
-// the first to move the position on wins, the other's move is dropped (its `$min`s stand: written
-// twice is once). Costs a healing one point read of two documents and a write by _id a walk.
+// months at HEAL_STEPS a healing), the newest month was never reached. Shared, a restart goes on
+// where the last healing of any replica ended, and replicas whose healings do not overlap walk one
+// pass between them (each the next stretch). Two healings that read the same position walk the same
+// stretch; the first to move the position on wins, the other's move is dropped (its `$min`s stand:
+// written twice is once) — replicas in step walk at one's pace, never slower than apart. A healing
+// that read '' (a pass's start) and ends after a later pass has come back to '' moves it on past
+// a stretch it walked long before: that stretch waits a pass more (a backstop's delay, no loss).
+// Costs a healing one point read of two documents and a write by _id a walk.
 
 /** The healer's walks, by the `meta` document that keeps each one's position. */
 export const HEAL_WALKS = { due: 'heal:due', tenants: 'heal:tenants' } as const;

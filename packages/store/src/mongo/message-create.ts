@@ -5,6 +5,7 @@ import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, EndpointDoc, MessageDoc } from './documents.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { isDuplicateKey, isUnknownCommit } from './errors.ts';
+import { FailureStreak } from './failure-streak.ts';
 import { UNIQUE_INDEX } from './indexes.ts';
 import { toMessage } from './mappers.ts';
 import { payloadOf } from './message-body.ts';
@@ -352,8 +353,8 @@ async function readTargets(conn: MongoConnection, t: Tenant, input: NewMessage):
   return { consumer, endpoints: await matchingEndpoints(conn, undefined, t, consumer.id, input.eventType, input.onlyEndpointId) };
 }
 
-/** Connections whose sends' reads before the transaction are failing (told once a streak). */
-const readsFailing = new WeakSet<MongoConnection>();
+/** A send's reads before its transaction failing (told once a streak). */
+const readsFailing = new FailureStreak("a send's reads before its transaction failed (read in it instead)");
 
 /**
  * readTargets, or null when it failed: the transaction reads instead, and the streak's first
@@ -362,13 +363,10 @@ const readsFailing = new WeakSet<MongoConnection>();
 async function readTargetsOrNone(conn: MongoConnection, t: Tenant, input: NewMessage): Promise<Targets | null> {
   try {
     const targets = await readTargets(conn, t, input);
-    readsFailing.delete(conn);
+    readsFailing.succeeded(conn);
     return targets;
   } catch (err) {
-    if (!readsFailing.has(conn)) {
-      readsFailing.add(conn);
-      process.emitWarning(`wirehook: a send's reads before its transaction failed (read in it instead): ${err instanceof Error ? err.message : String(err)}`);
-    }
+    readsFailing.failed(conn, err);
     return null;
   }
 }

@@ -68,6 +68,11 @@ describe("the alerting engine's walk over retrying organizations (MongoDB, a sta
     expect(await repo.retryingCounts(3, 'org_d' as OrgId, 2)).toEqual({ counts: [], next: null });
   });
 
+  it('refuses a page of no organization (it could only say the walk had ended)', async () => {
+    const { repo } = standIn(months);
+    await expect(repo.retryingCounts(3, null, 0)).rejects.toThrow(RangeError);
+  });
+
   it('says the walk ended on the page that reads the last organization', async () => {
     const { repo } = standIn(months);
     const all = await repo.retryingCounts(3, null, 10);

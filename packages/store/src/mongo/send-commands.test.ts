@@ -549,7 +549,12 @@ describe('a completion’s commands (MongoDB)', () => {
 
   it('an endpoint not read (a failover) makes no plain completion: the transaction reads it in its snapshot', async () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, endpointReadThrows: true });
-    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    await withWarnings(async (warnings) => {
+      expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      // Told: every completion takes the transaction while it fails.
+      expect(warnings.filter((w) => w.includes("a completion's endpoint read failed"))).toHaveLength(1);
+    });
     expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)']);
   });
 
@@ -588,10 +593,25 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
-  it('an unconfirmed plain write that matched nothing (its reply without the delivery) fails with nothing after it', async () => {
+  it('an unconfirmed plain write that matched nothing (its reply without the delivery) goes to the transaction, which counts the attempt', async () => {
     const none = new MongoWriteConcernError({ ok: 1, value: null, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
-    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: none });
-    expect(await complete(RETRY)).toEqual({ failed: none });
+    const { log, sent, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: null, plainWriteThrows: none });
+    expect(await complete(RETRY)).toMatchObject({ applied: false });
+    expect(log.slice(0, 6)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'deliveries.findOneAndUpdate',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+      'deliveries.updateOne (txn)',
+    ]);
+    expect(sent.find((c) => c.name === 'deliveries.updateOne (txn)')?.update).toMatchObject({ $inc: { attemptCount: 1 } });
+  });
+
+  it('a reply that says neither (no `value`) fails the completion with nothing after it', async () => {
+    const bare = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: bare });
+    expect(await complete(RETRY)).toEqual({ failed: bare });
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
