@@ -51,8 +51,14 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const [endpoint, recorded] = await Promise.all([
     // Not read (a failover): no plain completion then — the transaction reads it in its snapshot (told once a streak).
     endpointAtCompletion(conn, t, endpointId).then(
-      (read) => (endpointReads.succeeded(conn), read),
-      (err: unknown) => (endpointReads.failed(conn, err), null),
+      (read) => {
+        endpointReads.succeeded(conn);
+        return read;
+      },
+      (err: unknown) => {
+        endpointReads.failed(conn, err);
+        return null;
+      },
     ),
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
