@@ -232,16 +232,17 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
       projection: BEFORE,
     });
   } catch (err) {
-    // Applied on the primary, a majority not confirming it in 10 s: its reply carries the delivery as it was. The
-    // completion fails all the same (the dispatcher's null: sent again only if a failover rolls the write back), but
-    // its retry's due note goes first — without it the retry waited for its lease's end (a `$min` a rollback leaves
-    // harmless). Not its message's result: written from a write a failover may roll back, on the message's own shard
-    // or a new primary, it would outrank the resend's (equal attempt counts); the flag left on the delivery is the
-    // healer's (helper 277).
-    // One whose reply has no delivery matched nothing (claimed again, or closed): the transaction counts the attempt.
+    // A majority not confirming it in 10 s: its reply carries the delivery as it was when it applied on the primary.
+    // The completion fails all the same (the dispatcher's null: sent again only if a failover rolls the write back),
+    // but its retry's due note goes first — without it the retry waited for its lease's end (a `$min` a rollback
+    // leaves harmless). Not its message's result: written from a write a failover may roll back, on the message's own
+    // shard or a new primary, it would outrank the resend's (equal attempt counts); the flag left on the delivery is
+    // the healer's (helper 277). A reply with no delivery matched nothing (claimed again, or closed): not applied, the
+    // attempt left uncounted (on record, as after a death between the two writes) — the transaction that would count
+    // it waits for the same lagging majority, up to its 120 s, holding the completion's place (helper 282).
     const reply = isUnconfirmedWrite(err) ? unconfirmedBefore(err) : undefined;
     if (reply === undefined) throw err;
-    if (reply === null) return null;
+    if (reply === null) return { applied: false, endpointDisabled: false, due: [], settle: null };
     before = reply;
     unconfirmed = err;
   }

@@ -168,7 +168,7 @@ export interface AlertSettingsRepo {
   ): Promise<{ tenant: Tenant; endpointId: EndpointId; failingSince: number }[]>;
   /**
    * A page of the walk over the organizations with deliveries waiting to retry (the alerting
-   * engine's, a pass at most once a minute): of at most `orgs` of them after `after` in id order
+   * engine's, a pass at most once a minute): of at most `orgs` (≥ 1) of them after `after` in id order
    * (null: from the first), the environments with at least `min`. `count` is their number when
    * `exact` (SQLite, from per-endpoint counts kept by triggers); otherwise at least that (MongoDB
    * counts each only up to `min` here), and retryingCount reads the number of the few
