@@ -1,10 +1,10 @@
-import express, { type Express, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import { alertsRouter } from './api/alerts.ts';
 import { consumersRouter } from './api/consumers.ts';
 import { egressIpsRouter } from './api/egress-ips.ts';
 import { endpointsRouter } from './api/endpoints.ts';
 import { eventTypesRouter } from './api/event-types.ts';
-import { messagesRouter } from './api/messages.ts';
+import { messagesRouter, sendMessageRoute } from './api/messages.ts';
 import type { ApiDeps, PublicApiDeps } from './deps.ts';
 import { authenticate } from './http/auth.ts';
 import { enteredFor } from './http/entered-for.ts';
@@ -12,6 +12,7 @@ import { notFound } from './http/errors.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { requestId } from './http/request-id.ts';
 import { requestLog } from './http/request-log.ts';
+import { routeAhead } from './http/route-ahead.ts';
 import { traceRequests, type TraceOptions } from './http/trace-requests.ts';
 
 /** The paths of messagesRouter's routes, under /v1. */
@@ -25,7 +26,7 @@ export const MESSAGE_PATHS = /^\/(messages|deliveries)(\/|$)/i;
  */
 export function publicApi(deps: PublicApiDeps): Router {
   const v1 = express.Router();
-  v1.use(authenticate(deps), rateLimit(deps));
+  v1.use(apiGuards(deps));
   // First: POST /v1/messages is nearly every call (no path here is in two routers, so the order
   // decides nothing else). Entered only for its own paths: a request for another passes it by.
   v1.use(enteredFor(MESSAGE_PATHS, messagesRouter(deps)));
@@ -38,6 +39,38 @@ export function publicApi(deps: PublicApiDeps): Router {
   return v1;
 }
 
+/** What /v1 checks before any route: the key, then the rate limit. */
+function apiGuards(deps: PublicApiDeps): RequestHandler[] {
+  return [authenticate(deps), rateLimit(deps)];
+}
+
+/**
+ * POST /v1/messages served ahead of Express's router (routeAhead says why), by the very handlers
+ * `baseApp`, `publicApi` and its messages router run for it, in their order; `onError`: the app's
+ * error handler. Call it on an app made by `baseApp` that mounts `publicApi` at /v1.
+ */
+export function sendAhead(app: Express, deps: PublicApiDeps, onError: ErrorRequestHandler): void {
+  routeAhead(app, {
+    method: 'POST',
+    path: '/v1/messages',
+    baseUrl: '/v1',
+    routePath: '/messages',
+    handlers: [...baseMiddleware(deps), ...apiGuards(deps), ...sendMessageRoute(deps), notFound],
+    onError,
+  });
+}
+
+/** What every request to an app of ours passes first (baseApp says what each does). */
+function baseMiddleware(deps: Pick<ApiDeps, 'logger' | 'metrics'>, trace: Pick<TraceOptions, 'tracedPath'> = {}): RequestHandler[] {
+  return [
+    // First: everything after it, the request log line included, runs inside the request's span.
+    traceRequests({ ignorePaths: ['/healthz'], ...trace }),
+    // Second: its id is the trace's, and every answer after it — a 401 included — carries it.
+    requestId(),
+    requestLog(deps.logger, deps.metrics),
+  ];
+}
+
 /**
  * What every HTTP app of ours starts with (the API, the portal): no framework banner or
  * etags, flat query strings, each request in its own span, an `x-request-id` on every
@@ -48,11 +81,7 @@ export function baseApp(deps: Pick<ApiDeps, 'logger' | 'metrics'>, trace: Pick<T
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  // First: everything after it, the request log line included, runs inside the request's span.
-  app.use(traceRequests({ ignorePaths: ['/healthz'], ...trace }));
-  // Second: its id is the trace's, and every answer after it — a 401 included — carries it.
-  app.use(requestId());
-  app.use(requestLog(deps.logger, deps.metrics));
+  app.use(baseMiddleware(deps, trace));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -1,7 +1,7 @@
 // The HTTP API: one home for what the gateway's /v1 and the portal's token API serve — routers,
 // authentication and scopes, rate limits, presenters, error mapping, the OpenAPI document —
 // and the one factory of its deps in cluster mode. The services are thin shells over it.
-export { baseApp, publicApi } from './app.ts';
+export { baseApp, publicApi, sendAhead } from './app.ts';
 export { clusterApiDeps, type ClusterApiDeps } from './cluster-deps.ts';
 export { apiEnv, type ApiConfig } from './config.ts';
 export type { ApiDeps, PublicApiDeps } from './deps.ts';

@@ -1,4 +1,4 @@
-import { API_DOCS_PATHS, apiDocsRouter, baseApp, enteredFor, errorHandler, notFound, publicApi } from '@wirehook/http-api';
+import { API_DOCS_PATHS, apiDocsRouter, baseApp, enteredFor, errorHandler, notFound, publicApi, sendAhead } from '@wirehook/http-api';
 import type { Express } from 'express';
 import type { GatewayDeps } from './deps.ts';
 import { mcpRouter } from './mcp-route.ts';
@@ -15,6 +15,9 @@ export function createGateway(deps: GatewayDeps): Express {
   app.use('/v1', publicApi(deps));
   app.use('/mcp', mcpRouter(deps));
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
+  const onError = errorHandler(deps.logger);
+  app.use(onError);
+  // Nearly every call: its own handlers, without the router's passes (routeAhead).
+  sendAhead(app, deps, onError);
   return app;
 }

@@ -1,5 +1,5 @@
 import { cursorPage } from './cursor-page.ts';
-import { Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import {
   decodeCursor,
   idempotencyKey,
@@ -22,11 +22,34 @@ import { pathId } from '../http/path-id.ts';
 import { catalogRulesOf } from './catalog-rules.ts';
 import { attemptJson, deliveryJson, messageDetailJson, messageRowJson } from './presenters.ts';
 
+/**
+ * POST /v1/messages: its scope check (which reads the body) and its handler — what messagesRouter
+ * routes, and what the gateway serves ahead of Express's router (routeAhead), nearly every call.
+ */
+export function sendMessageRoute(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake'>): RequestHandler[] {
+  const { intake } = deps;
+  const catalog = catalogRulesOf(deps.store, deps.clock);
+  return [
+    requireScope('messages:send'),
+    async (req, res) => {
+      const { tenant, org } = authOf(res);
+      const header = req.get('idempotency-key');
+      const key = header === undefined ? null : parseInput(idempotencyKey, headerText(header), 'Idempotency-Key');
+      const body = parseInput(sendMessageBody, req.body, 'request body');
+      // An event type with validation: enforce refuses a payload its schema does not take; nothing is stored.
+      await catalog.check(tenant, body.event_type, body.payload);
+      const result = await intake.send({ tenant, org, body, idempotencyKey: key });
+      res.set('x-usage-month', String(result.usageMonth));
+      if (result.replayed) res.set('idempotent-replayed', 'true');
+      res.status(202).json({ id: result.id, deliveries: result.deliveries });
+    },
+  ];
+}
+
 /** /v1/messages and /v1/deliveries; the portal serves them too, under its link's token (services/portal). */
 export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' | 'retentionMonths'>): Router {
   const { store, clock, intake } = deps;
   const router = Router();
-  const catalog = catalogRulesOf(store, clock);
 
   /** True when `id` is an id of `kind` made inside the retention window. */
   const retainedId = (kind: 'message' | 'delivery', id: string) => {
@@ -34,18 +57,7 @@ export function messagesRouter(deps: Pick<ApiDeps, 'store' | 'clock' | 'intake' 
     return time !== undefined && isRetained(time, clock.now(), deps.retentionMonths);
   };
 
-  router.post('/messages', requireScope('messages:send'), async (req, res) => {
-    const { tenant, org } = authOf(res);
-    const header = req.get('idempotency-key');
-    const key = header === undefined ? null : parseInput(idempotencyKey, headerText(header), 'Idempotency-Key');
-    const body = parseInput(sendMessageBody, req.body, 'request body');
-    // An event type with validation: enforce refuses a payload its schema does not take; nothing is stored.
-    await catalog.check(tenant, body.event_type, body.payload);
-    const result = await intake.send({ tenant, org, body, idempotencyKey: key });
-    res.set('x-usage-month', String(result.usageMonth));
-    if (result.replayed) res.set('idempotent-replayed', 'true');
-    res.status(202).json({ id: result.id, deliveries: result.deliveries });
-  });
+  router.post('/messages', ...sendMessageRoute(deps));
 
   router.get('/messages', requireScope('logs:read'), async (req, res) => {
     const { tenant, consumerId } = authOf(res);
