@@ -49,7 +49,8 @@ export function routeAhead(app: Express, route: RouteAhead): void {
 
 /** `url` is `path`, with or without a query string. */
 function isExactly(url: string | undefined, path: string): boolean {
-  return url !== undefined && url.startsWith(path) && (url.length === path.length || url.charCodeAt(path.length) === 63) /* ? */;
+  if (!url?.startsWith(path)) return false;
+  return url.length === path.length || url.charCodeAt(path.length) === 63; // '?'
 }
 
 /** Runs `handlers` in order as Express's layers do; an error skips to `onError`, whose own goes to `finish`. */
