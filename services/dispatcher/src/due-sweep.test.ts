@@ -1,6 +1,6 @@
 // DueSweep against a real (SQLite) store and a bus that records what is published: each due
 // delivery once per lease, never more than the free places, none for an endpoint without room,
-// and the sweeps that follow falling behind, a place freed at half load, or a queue drained.
+// and the sweeps that follow falling behind, an eighth of the places freed, or a queue drained.
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { decodeDispatchJob, dispatchJobTenant, type Bus } from '@wirehook/bus';
 import type { DeliveryId, Tenant } from '@wirehook/core';
@@ -118,25 +118,25 @@ describe('DueSweep', () => {
     expect(published).toEqual([id]);
   });
 
-  it('behind (a sweep cut off), it sweeps again as a place frees at half load, not before', async () => {
+  it('behind (a sweep cut off), it sweeps again once an eighth of the places are free, not before', async () => {
     const { t } = await s.endpoint();
-    const ids = await s.due(t, 6);
-    const { sweep, places, ledger } = sweeper({ places: 4 });
-    await sweep.sweep(); // 4 published: cut off at the free places
-    expect(published).toEqual(ids.slice(0, 4));
-    for (const id of ids.slice(0, 4)) {
-      await s.claim(id); // the 4 being sent: leased, in their places
+    const ids = await s.due(t, 18);
+    const { sweep, places, ledger } = sweeper({ places: 16, slots: 4 }); // an endpoint holds 4 + 16 parked: the page is not cut at it
+    await sweep.sweep(); // 16 published: cut off at the free places
+    expect(published).toEqual(ids.slice(0, 16));
+    for (const id of ids.slice(0, 16)) {
+      await s.claim(id); // the 16 being sent: leased, in their places
       places.take();
       ledger.sending(id);
     }
     const sweeps = vi.spyOn(sweep, 'sweep');
     places.give();
-    sweep.placeFreed(); // 3 of 4 taken
+    sweep.placeFreed(); // 1 of 16 free
     places.give();
-    sweep.placeFreed(); // 2 of 4: half
-    await until(() => published.length === 6);
-    expect(published.slice(4)).toEqual(ids.slice(4));
-    // Once that sweep has ended: it was the only one (the place freed at 3 of 4 swept nothing).
+    sweep.placeFreed(); // 2 of 16: an eighth
+    await until(() => published.length === 18);
+    expect(published.slice(16)).toEqual(ids.slice(16));
+    // Once that sweep has ended: it was the only one (the place freed first swept nothing).
     expect(sweeps).toHaveBeenCalledTimes(1);
   });
 
@@ -235,9 +235,9 @@ describe('DueSweep', () => {
   it('a sweep asked for as a send ends, before its place is given back (the runner’s order): it reads the freed place', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t);
-    const { sweep, places } = sweeper({ places: 4 });
-    for (let i = 0; i < 4; i++) places.take();
-    // A send's end: its tenant's place back (a refill), then its own place, then placeFreed (above half load: no sweep of its own).
+    const { sweep, places } = sweeper({ places: 16 });
+    for (let i = 0; i < 16; i++) places.take();
+    // A send's end: its tenant's place back (a refill), then its own place, then placeFreed (1 of 16 free, under an eighth: no sweep of its own).
     sweep.refill();
     places.give();
     sweep.placeFreed();

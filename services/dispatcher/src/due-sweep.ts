@@ -1,5 +1,5 @@
 // What is due: the sweep that finds due deliveries in the store and puts them on their way,
-// the dispatcher's first step. Its pace (timer, behind, half load, refill) is decided here alone.
+// the dispatcher's first step. Its pace (timer, behind, places freed, refill) is decided here alone.
 import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, type Bus } from '@wirehook/bus';
 import { tenantKey, type Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
@@ -28,6 +28,16 @@ export interface DueSweepDeps {
   batch: number;
 }
 
+/**
+ * While behind, a sweep follows once 1/REFILL_SHARE of the places are free: not at every finished
+ * send (a sweep is an indexed query; one refills many), and not at half load, as it was. SQLite's
+ * group commit answers a moment's completions together, so at half load a page's places were freed
+ * together, and the next page was claimed, sent and completed in step with it: a fan-out's drain
+ * went in convoys of 512, every place free between two (the threads idle in turn). An eighth keeps
+ * pages at different steps at once: fan-out's drain +8 % deliveries a second at the same CPU a
+ * delivery, a sixteenth no better (docs/benchmarks.md, fifty-ninth session).
+ */
+const REFILL_SHARE = 8;
 /** Put-off times closer than this share one sweep. */
 const WAKE_GRAIN_MS = 20;
 /** Most put-off times a dispatcher keeps a sweep for. */
@@ -39,8 +49,8 @@ const MAX_WAKE_TIMES = 1_000;
  * dispatcher) and publishes a wake-up for each one not already on its way, at most as many as
  * this dispatcher has free places, none for an endpoint with no room, and no more of a tenant's
  * than its share of the places has room for (the store lists at most a share of each). It runs on a timer;
- * while behind (more may be due than is on its way) it runs again as soon as half the places
- * are free, so a backlog drains at sending speed, not at one batch per tick.
+ * while behind (more may be due than is on its way) it runs again as soon as an eighth of the
+ * places are free (REFILL_SHARE), so a backlog drains at sending speed, not at one batch per tick.
  */
 export class DueSweep {
   readonly #deps: DueSweepDeps;
@@ -109,11 +119,10 @@ export class DueSweep {
     this.#behind = true;
   }
 
-  /** An attempt gave its place back: while behind, and at half load, sweep again. */
+  /** An attempt gave its place back: while behind, and once an eighth of the places are free, sweep again. */
   placeFreed(): void {
-    // At half load, not at every finished send: one sweep (one indexed query) refills many.
     const { places } = this.#deps;
-    if (this.#behind && !this.#stopped && places.taken <= places.size / 2) this.#sweepSoon();
+    if (this.#behind && !this.#stopped && places.free >= Math.ceil(places.size / REFILL_SHARE)) this.#sweepSoon();
   }
 
   /**
