@@ -46,16 +46,20 @@ function apiGuards(deps: PublicApiDeps): RequestHandler[] {
 
 /**
  * POST /v1/messages served ahead of Express's router (routeAhead says why), by the very handlers
- * `baseApp`, `publicApi` and its messages router run for it, in their order; `onError`: the app's
- * error handler. Call it on an app made by `baseApp` that mounts `publicApi` at /v1.
+ * `baseApp` (given the same `trace`), `publicApi` and its messages router run for it, in their
+ * order; `onError`: the app's error handler. Call it on an app made by `baseApp` that mounts
+ * `publicApi` at /v1 and nothing before it that a POST there passes through (the gateway's test
+ * holds its answers to the router's).
  */
-export function sendAhead(app: Express, deps: PublicApiDeps, onError: ErrorRequestHandler): void {
+export function sendAhead(app: Express, deps: PublicApiDeps, onError: ErrorRequestHandler, trace: Pick<TraceOptions, 'tracedPath'> = {}): void {
   routeAhead(app, {
     method: 'POST',
     path: '/v1/messages',
-    baseUrl: '/v1',
+    mountPath: '/v1',
     routePath: '/messages',
-    handlers: [...baseMiddleware(deps), ...apiGuards(deps), ...sendMessageRoute(deps), notFound],
+    before: [...baseMiddleware(deps, trace), ...apiGuards(deps)],
+    route: sendMessageRoute(deps),
+    otherwise: notFound,
     onError,
   });
 }

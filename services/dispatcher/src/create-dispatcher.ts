@@ -7,6 +7,7 @@ import { type Component, type Logger, OutageLog } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
 import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
+import { REFILL_SHARE_GROUPED } from './due-sweep.ts';
 import { backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
 import { RetentionJob } from './retention-job.ts';
@@ -130,6 +131,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
       leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
       sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
       sweepBatch: SWEEP_BATCH,
+      // Embedded mode's store (SQLite) answers a moment's completions together: refill at an eighth, not half (DueSweep).
+      refillShare: shared.soleDispatcher ? REFILL_SHARE_GROUPED : 2,
       // With replicas, expired leases are taken over and live ones respected.
       releaseLeasesAtStart: shared.soleDispatcher,
       timeoutMs: settings.DELIVERY_TIMEOUT_MS,

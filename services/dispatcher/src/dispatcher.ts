@@ -38,6 +38,8 @@ export interface DispatcherConfig {
   sweepIntervalMs: number;
   /** Most due deliveries one sweep publishes. */
   sweepBatch: number;
+  /** While behind, a sweep follows once 1/refillShare of the places are free (DueSweep's refillAt); default 2, half. */
+  refillShare?: number;
   /** Free every lease at start: only when no other dispatcher shares the store (embedded mode). */
   releaseLeasesAtStart: boolean;
   /** The attempt's limit (DELIVERY_TIMEOUT_MS): an OAuth token request's too. */
@@ -115,7 +117,19 @@ export class Dispatcher implements Component {
       slots: config.slotsPerEndpoint,
     });
     const gate = new SendGate(config.slotsPerEndpoint, (endpointId) => throttle.capOf(endpointId));
-    const due = new DueSweep({ store, bus, clock, logger, ledger, places, gate, shares, intervalMs: config.sweepIntervalMs, batch: config.sweepBatch });
+    const due = new DueSweep({
+      store,
+      bus,
+      clock,
+      logger,
+      ledger,
+      places,
+      gate,
+      shares,
+      intervalMs: config.sweepIntervalMs,
+      batch: config.sweepBatch,
+      refillShare: config.refillShare ?? 2,
+    });
     // A send takes at most a timeout for its connection and one for its answer (HttpEgress),
     // after waits of its own (a place in the endpoint's flight, a transformation's thread).
     const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs + SEND_WAITS_MS });

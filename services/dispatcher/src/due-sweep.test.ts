@@ -1,6 +1,6 @@
 // DueSweep against a real (SQLite) store and a bus that records what is published: each due
 // delivery once per lease, never more than the free places, none for an endpoint without room,
-// and the sweeps that follow falling behind, an eighth of the places freed, or a queue drained.
+// and the sweeps that follow falling behind, places freed (half, or an eighth), or a queue drained.
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { decodeDispatchJob, dispatchJobTenant, type Bus } from '@wirehook/bus';
 import type { DeliveryId, Tenant } from '@wirehook/core';
@@ -8,7 +8,7 @@ import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './testing/dispatch-scene.ts';
-import { DueSweep } from './due-sweep.ts';
+import { DueSweep, REFILL_SHARE_GROUPED, refillAt } from './due-sweep.ts';
 import { SendGate } from './send-gate.ts';
 import { TenantShares } from './tenant-shares.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
@@ -41,7 +41,7 @@ afterEach(async () => {
   await s.close();
 });
 
-function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number } = {}) {
+function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number; refillShare?: number } = {}) {
   const places = new AttemptPlaces(options.places ?? 10);
   // Unless a test bounds it, a tenant may use every place.
   const shares = new TenantShares(options.placesPerTenant ?? places.size);
@@ -58,6 +58,7 @@ function sweeper(options: { places?: number; slots?: number; placesPerTenant?: n
     shares,
     intervalMs: 3_600_000,
     batch: options.batch ?? 100,
+    refillShare: options.refillShare ?? 2,
   });
   sweeps.push(sweep);
   return { sweep, places, ledger, gate, shares };
@@ -118,26 +119,89 @@ describe('DueSweep', () => {
     expect(published).toEqual([id]);
   });
 
-  it('behind (a sweep cut off), it sweeps again once an eighth of the places are free, not before', async () => {
+  it('behind (a sweep cut off), it sweeps again as a place frees at half load, not before', async () => {
     const { t } = await s.endpoint();
-    const ids = await s.due(t, 18);
-    const { sweep, places, ledger } = sweeper({ places: 16, slots: 4 }); // an endpoint holds 4 + 16 parked: the page is not cut at it
-    await sweep.sweep(); // 16 published: cut off at the free places
-    expect(published).toEqual(ids.slice(0, 16));
-    for (const id of ids.slice(0, 16)) {
-      await s.claim(id); // the 16 being sent: leased, in their places
+    const ids = await s.due(t, 6);
+    const { sweep, places, ledger } = sweeper({ places: 4 });
+    await sweep.sweep(); // 4 published: cut off at the free places
+    expect(published).toEqual(ids.slice(0, 4));
+    for (const id of ids.slice(0, 4)) {
+      await s.claim(id); // the 4 being sent: leased, in their places
       places.take();
       ledger.sending(id);
     }
     const sweeps = vi.spyOn(sweep, 'sweep');
     places.give();
-    sweep.placeFreed(); // 1 of 16 free
+    sweep.placeFreed(); // 3 of 4 taken
     places.give();
-    sweep.placeFreed(); // 2 of 16: an eighth
-    await until(() => published.length === 18);
-    expect(published.slice(16)).toEqual(ids.slice(16));
-    // Once that sweep has ended: it was the only one (the place freed first swept nothing).
+    sweep.placeFreed(); // 2 of 4: half
+    await until(() => published.length === 6);
+    expect(published.slice(4)).toEqual(ids.slice(4));
+    // Once that sweep has ended: it was the only one (the place freed at 3 of 4 swept nothing).
     expect(sweeps).toHaveBeenCalledTimes(1);
+  });
+
+  it('a store that groups completions: behind, it sweeps again once an eighth of the places are free (at least 32), not before', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 322);
+    // 320 places: an eighth is 40. An endpoint holds 100 + 400 parked: the page is not cut at it.
+    const { sweep, places, ledger } = sweeper({ places: 320, slots: 100, batch: 1_000, refillShare: REFILL_SHARE_GROUPED });
+    await sweep.sweep();
+    expect(published).toEqual(ids.slice(0, 320));
+    for (const id of ids.slice(0, 320)) {
+      await s.claim(id);
+      places.take();
+      ledger.sending(id);
+    }
+    const sweeps = vi.spyOn(sweep, 'sweep');
+    for (let free = 1; free < 40; free++) {
+      places.give();
+      sweep.placeFreed();
+    }
+    await Promise.resolve();
+    expect(sweeps).not.toHaveBeenCalled();
+    places.give();
+    sweep.placeFreed(); // 40 of 320 free
+    await until(() => published.length === 322);
+    expect(published.slice(320)).toEqual(ids.slice(320));
+    expect(sweeps).toHaveBeenCalledTimes(1);
+  });
+
+  it('a store that groups completions, with few places: half of them, not an eighth, before a sweep follows', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 18);
+    const { sweep, places, ledger } = sweeper({ places: 16, slots: 8, refillShare: REFILL_SHARE_GROUPED });
+    await sweep.sweep();
+    for (const id of ids.slice(0, 16)) {
+      await s.claim(id);
+      places.take();
+      ledger.sending(id);
+    }
+    const sweeps = vi.spyOn(sweep, 'sweep');
+    for (let free = 1; free < 8; free++) {
+      places.give();
+      sweep.placeFreed();
+    }
+    await Promise.resolve();
+    expect(sweeps).not.toHaveBeenCalled();
+    places.give();
+    sweep.placeFreed(); // 8 of 16
+    await until(() => published.length === 18);
+    expect(sweeps).toHaveBeenCalledTimes(1);
+  });
+
+  it('what must be free before a sweep follows: a share of the places, at least 32, or half of fewer', () => {
+    const at = (places: number) => [refillAt(places, 2), refillAt(places, REFILL_SHARE_GROUPED)];
+    expect(at(512)).toEqual([256, 64]);
+    expect(at(320)).toEqual([160, 40]);
+    expect(at(256)).toEqual([128, 32]);
+    // 64 places or fewer: half, whatever the share (an eighth would sweep at nearly every finished send).
+    expect(at(64)).toEqual([32, 32]);
+    expect(at(9)).toEqual([5, 5]);
+    expect(at(8)).toEqual([4, 4]);
+    expect(at(7)).toEqual([4, 4]);
+    expect(at(2)).toEqual([1, 1]);
+    expect(at(1)).toEqual([1, 1]);
   });
 
   it('an endpoint that filled its share of the page asks for a sweep once its queue is half drained, not at every freed place', async () => {

@@ -26,18 +26,33 @@ export interface DueSweepDeps {
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
   batch: number;
+  /** While behind, a sweep follows once 1/refillShare of the places are free (refillAt): 2, half, unless the store groups completions. */
+  refillShare: number;
+}
+
+/** At least this many places freed before a sweep follows (REFILL_SHARE's eighth of 512), or half of fewer. */
+const REFILL_AT_LEAST = 32;
+
+/**
+ * How many of `places` must be free, while behind, before the next sweep: `1/share` of them —
+ * not one (a sweep is an indexed query: one refills many) — but at least REFILL_AT_LEAST, or half
+ * when that is fewer (with few places an eighth would sweep at nearly every finished send).
+ */
+export function refillAt(places: number, share: number): number {
+  return Math.max(Math.ceil(places / share), Math.min(Math.ceil(places / 2), REFILL_AT_LEAST));
 }
 
 /**
- * While behind, a sweep follows once 1/REFILL_SHARE of the places are free: not at every finished
- * send (a sweep is an indexed query; one refills many), and not at half load, as it was. SQLite's
- * group commit answers a moment's completions together, so at half load a page's places were freed
- * together, and the next page was claimed, sent and completed in step with it: a fan-out's drain
- * went in convoys of 512, every place free between two (the threads idle in turn). An eighth keeps
- * pages at different steps at once: fan-out's drain +8 % deliveries a second at the same CPU a
- * delivery, a sixteenth no better (docs/benchmarks.md, fifty-ninth session).
+ * The share for a store that answers a moment's completions together (SQLite's group commit):
+ * an eighth. At half load a page's places were freed together, and the next page was claimed,
+ * sent and completed in step with it: a fan-out's drain went in convoys of 512, every place free
+ * between two, the threads idle in turn. An eighth keeps pages at different steps at once:
+ * fan-out's drain +8 % deliveries a second at the same CPU a delivery, a sixteenth no better
+ * (docs/benchmarks.md, fifty-ninth session). Where completions are answered one by one
+ * (MongoDB) there is no such convoy, and each sweep costs operations on the due queue: half.
  */
-const REFILL_SHARE = 8;
+export const REFILL_SHARE_GROUPED = 8;
+
 /** Put-off times closer than this share one sweep. */
 const WAKE_GRAIN_MS = 20;
 /** Most put-off times a dispatcher keeps a sweep for. */
@@ -49,8 +64,8 @@ const MAX_WAKE_TIMES = 1_000;
  * dispatcher) and publishes a wake-up for each one not already on its way, at most as many as
  * this dispatcher has free places, none for an endpoint with no room, and no more of a tenant's
  * than its share of the places has room for (the store lists at most a share of each). It runs on a timer;
- * while behind (more may be due than is on its way) it runs again as soon as an eighth of the
- * places are free (REFILL_SHARE), so a backlog drains at sending speed, not at one batch per tick.
+ * while behind (more may be due than is on its way) it runs again as soon as enough places are
+ * free (refillAt), so a backlog drains at sending speed, not at one batch per tick.
  */
 export class DueSweep {
   readonly #deps: DueSweepDeps;
@@ -119,10 +134,10 @@ export class DueSweep {
     this.#behind = true;
   }
 
-  /** An attempt gave its place back: while behind, and once an eighth of the places are free, sweep again. */
+  /** An attempt gave its place back: while behind, and once enough places are free (refillAt), sweep again. */
   placeFreed(): void {
-    const { places } = this.#deps;
-    if (this.#behind && !this.#stopped && places.free >= Math.ceil(places.size / REFILL_SHARE)) this.#sweepSoon();
+    const { places, refillShare } = this.#deps;
+    if (this.#behind && !this.#stopped && places.free >= refillAt(places.size, refillShare)) this.#sweepSoon();
   }
 
   /**

@@ -7,14 +7,23 @@ import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { errorHandler } from './errors.ts';
 
-function answer(err: unknown) {
+function answer(err: unknown, sent?: { ended: boolean }, clientGone = false) {
   const logged: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
   const at = (level: string) => (fields: Record<string, unknown>, msg: string) => void logged.push({ level, fields, msg });
   const logger = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } as unknown as Logger;
   let status = 0;
-  const res = { set: () => res, status: (s: number) => ((status = s), res), json: () => res } as unknown as Response;
-  errorHandler(logger)(err, { method: 'POST', path: '/v1/endpoints/ep_1/transformation/simulate' } as Request, res, () => {});
-  return { status, logged };
+  let destroyed = false;
+  const res = {
+    headersSent: sent !== undefined,
+    writableEnded: sent?.ended ?? false,
+    destroy: () => void (destroyed = true),
+    set: () => res,
+    status: (s: number) => ((status = s), res),
+    json: () => res,
+  } as unknown as Response;
+  const req = { method: 'POST', path: '/v1/endpoints/ep_1/transformation/simulate', socket: { destroyed: clientGone } } as unknown as Request;
+  errorHandler(logger)(err, req, res, () => {});
+  return { status, logged, destroyed };
 }
 
 describe('errorHandler', () => {
@@ -42,5 +51,18 @@ describe('errorHandler', () => {
     expect(fault.status).toBe(500);
     expect(fault.logged.map((l) => [l.level, l.msg, (l.fields['err'] as Error).message])).toEqual([['error', 'request failed', 'the disk is on fire']]);
     expect(answer(new InvalidError('url: must use https')).logged).toEqual([]);
+  });
+
+  it('an error after the response was sent leaves its status alone (its log line and metrics say what was sent), and ends a response cut short', () => {
+    const late = answer(new Error('after the 202'), { ended: true });
+    expect([late.status, late.destroyed]).toEqual([0, false]);
+    expect(late.logged.map((l) => [l.level, l.msg])).toEqual([['error', 'request failed after its response was sent']]);
+    expect(answer(new Error('mid-body'), { ended: false }).destroyed).toBe(true);
+  });
+
+  it('a client gone before its answer (its body cut short) gets none, and is one warn line', () => {
+    const gone = answer(Object.assign(new Error('request aborted'), { type: 'request.aborted' }), undefined, true);
+    expect(gone.status).toBe(0);
+    expect(gone.logged.map((l) => [l.level, l.msg])).toEqual([['warn', 'request abandoned by its client']]);
   });
 });

@@ -27,6 +27,18 @@ function fromBodyParser(err: unknown): unknown {
 export function errorHandler(logger: Logger) {
   return (raw: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const err = fromBodyParser(raw);
+    if (res.headersSent) {
+      // Too late for an answer of ours (a handler failed after sending its own): its status, logs
+      // and metrics stay the ones sent; a response cut short ends its connection.
+      logger.error({ err, method: req.method, path: req.path }, 'request failed after its response was sent');
+      if (!res.writableEnded) res.destroy();
+      return;
+    }
+    if (req.socket?.destroyed) {
+      // The client is gone (its body cut short): no one to answer, and no status to record as sent.
+      logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request abandoned by its client');
+      return;
+    }
     const { status, body } = toErrorResponse(err);
     // A 503 of our own saying "try again" (the sandbox busy, a tenant's simulation running) is one
     // warn line without a stack, so a client repeating a refused call cannot fill the error log

@@ -4,25 +4,30 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { routeAhead } from './route-ahead.ts';
 
-let server: Server | undefined;
-afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+});
 
-/** An app whose router answers POST /x itself (`router`), with `handlers` ahead of it for POST /x; the router's calls counted. */
-async function start(
-  handlers: RequestHandler[],
-  onError: ErrorRequestHandler = (err, _req, res, _next) => res.status(418).json({ error: String((err as Error).message) }),
-) {
+const teapot: ErrorRequestHandler = (err, req, res, _next) => {
+  res.status(418).json({ error: err instanceof Error ? err.message : String(err), baseUrl: req.baseUrl, route: req.route?.path ?? null });
+};
+const notFound: RequestHandler = (_req, res) => void res.status(404).json({ by: 'otherwise' });
+
+/** An app whose router answers POST /x itself, with `before` and `route` ahead of it for POST /x; the router's calls counted. */
+async function start(before: RequestHandler[], route: RequestHandler[], onError: ErrorRequestHandler = teapot) {
   const app: Express = express();
   app.post('/x', (_req, res) => void res.json({ by: 'router' }));
   const routed = vi.spyOn(app.router as unknown as { handle: () => void }, 'handle');
-  routeAhead(app, { method: 'POST', path: '/x', baseUrl: '/v', routePath: '/x', handlers, onError });
-  server = await new Promise<Server>((resolve) => {
+  routeAhead(app, { method: 'POST', path: '/x', mountPath: '/v', routePath: '/x', before, route, otherwise: notFound, onError });
+  const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
+  servers.push(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const call = async (method: string, path: string) => {
     const res = await fetch(url + path, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) });
-    return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+    return { status: res.status, text: await res.text() };
   };
   return { call, routed };
 }
@@ -37,10 +42,17 @@ const answer: RequestHandler = (req, res) => {
     host: req.get('host') !== undefined,
   });
 };
+/** A step that notes it ran, and what the router would have left it then. */
+const step =
+  (seen: string[], name: string): RequestHandler =>
+  (req, _res, next) => {
+    seen.push(`${name}:${req.route?.path ?? '-'}`);
+    next();
+  };
 
 describe('routeAhead', () => {
   it('serves its method on exactly its path without the router, as Express made the request; everything else goes through the router', async () => {
-    const { call, routed } = await start([answer]);
+    const { call, routed } = await start([], [answer]);
     const ahead = await call('POST', '/x?a=1');
     expect(JSON.parse(ahead.text)).toEqual({ by: 'ahead', baseUrl: '/v', route: '/x', originalUrl: '/x?a=1', locals: 'object', host: true });
     expect(JSON.parse((await call('POST', '/x')).text)).toMatchObject({ by: 'ahead' });
@@ -55,40 +67,60 @@ describe('routeAhead', () => {
     expect(routed).toHaveBeenCalledTimes(5);
   });
 
-  it('runs the handlers in order; a throw or a rejected promise skips the rest to the error handler', async () => {
+  it('runs the handlers in order, the route named once it is reached; a throw or a rejected promise skips the rest to the error handler', async () => {
     const seen: string[] = [];
-    const step =
-      (name: string): RequestHandler =>
-      (_req, _res, next) => {
-        seen.push(name);
-        next();
-      };
-    const thrower: RequestHandler = () => {
-      throw new Error('thrown');
-    };
-    const rejecter: RequestHandler = async () => {
-      await Promise.resolve();
-      throw new Error('rejected');
-    };
-    const ordered = await start([step('a'), step('b'), answer]);
-    expect(JSON.parse((await ordered.call('POST', '/x')).text)).toMatchObject({ by: 'ahead' });
-    expect(seen).toEqual(['a', 'b']);
-    server?.close();
+    const ordered = await start([step(seen, 'a')], [step(seen, 'b'), answer]);
+    expect(JSON.parse((await ordered.call('POST', '/x')).text)).toMatchObject({ by: 'ahead', route: '/x' });
+    expect(seen).toEqual(['a:-', 'b:/x']);
     seen.length = 0;
-    const throwing = await start([step('a'), thrower, step('never'), answer]);
-    expect(await throwing.call('POST', '/x')).toMatchObject({ status: 418, text: '{"error":"thrown"}' });
-    expect(seen).toEqual(['a']);
-    server?.close();
-    const rejecting = await start([rejecter, step('never'), answer]);
-    expect(await rejecting.call('POST', '/x')).toMatchObject({ status: 418, text: '{"error":"rejected"}' });
-    expect(seen).toEqual(['a']);
+    const throwing = await start(
+      [step(seen, 'a')],
+      [
+        () => {
+          throw new Error('thrown');
+        },
+        step(seen, 'never'),
+      ],
+    );
+    // The error leaves the mount: its base dropped, the route reached kept (as the router leaves them).
+    expect(await throwing.call('POST', '/x')).toEqual({ status: 418, text: '{"error":"thrown","baseUrl":"","route":"/x"}' });
+    expect(seen).toEqual(['a:-']);
+    seen.length = 0;
+    const early = await start([() => Promise.reject(new Error('before the route'))], [step(seen, 'never')]);
+    expect(await early.call('POST', '/x')).toEqual({ status: 418, text: '{"error":"before the route","baseUrl":"","route":null}' });
+    const rejecting = await start([], [async () => Promise.reject(''), step(seen, 'never')]);
+    expect(await rejecting.call('POST', '/x')).toEqual({ status: 418, text: '{"error":"Rejected promise","baseUrl":"","route":"/x"}' });
+    // A thenable that is not a Promise, as the router's is-promise takes it.
+    const rejectingThenable = (_ok: unknown, fail: (e: unknown) => void) => fail(new Error('thenable'));
+    // biome-ignore lint/suspicious/noThenProperty: the point is a thenable that is no Promise
+    const thenable = await start([], [() => ({ then: rejectingThenable })]);
+    expect((await thenable.call('POST', '/x')).text).toContain('"error":"thenable"');
+    expect(seen).toEqual([]);
+  });
+
+  it("takes a falsy error for none, and 'route' or 'router' on to what answers otherwise", async () => {
+    const seen: string[] = [];
+    const falsy = await start(
+      [
+        () => {
+          throw 0;
+        },
+      ],
+      [step(seen, 'b'), answer],
+    );
+    expect(JSON.parse((await falsy.call('POST', '/x')).text)).toMatchObject({ by: 'ahead' });
+    expect(seen).toEqual(['b:/x']);
+    for (const word of ['route', 'router']) {
+      const passing = await start([], [(_req, _res, next) => next(word), answer]);
+      expect(await passing.call('POST', '/x')).toEqual({ status: 404, text: '{"by":"otherwise"}' });
+    }
   });
 
   it("hands an error the error handler passes on, or throws, and a fall-through, to Express's final handler", async () => {
-    const failing = await start([() => Promise.reject(new Error('x'))], (err, _req, _res, next) => next(err));
+    const failing = await start([], [() => Promise.reject(new Error('x'))], (err, _req, _res, next) => next(err));
     expect((await failing.call('POST', '/x')).status).toBe(500);
-    server?.close();
     const broken = await start(
+      [],
       [
         () => {
           throw new Error('x');
@@ -99,9 +131,7 @@ describe('routeAhead', () => {
       },
     );
     expect((await broken.call('POST', '/x')).status).toBe(500);
-    server?.close();
-    const through = await start([(_req, _res, next) => next()]);
-    const fell = await through.call('POST', '/x');
-    expect([fell.status, fell.text]).toEqual([404, expect.stringContaining('Cannot POST /x')]);
+    const through = await start([], [(_req, _res, next) => next()]);
+    expect(await through.call('POST', '/x')).toEqual({ status: 404, text: '{"by":"otherwise"}' });
   });
 });

@@ -1,15 +1,19 @@
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
-/** One route served ahead of the app's router: its method and exact path, and where the router would have mounted it. */
+/** One route served ahead of the app's router: its method and exact path, and what the router runs for it. */
 export interface RouteAhead {
   method: string;
   /** The path as sent, its query string aside; any other spelling (case, a trailing slash) takes the router's way. */
   path: string;
-  /** `req.baseUrl` and `req.route.path` as the router sets them (a recorded span is named by them). */
-  baseUrl: string;
+  /** Where the route's router is mounted (`req.baseUrl` inside it) and its path there (`req.route.path`): a recorded span is named by them. */
+  mountPath: string;
   routePath: string;
-  /** Every handler the router runs for it, in its order: the app's, the mounts', the route's, then what answers a fall-through. */
-  handlers: readonly RequestHandler[];
+  /** The handlers the router runs before the route's own: the app's, then the mount's, in their order. */
+  before: readonly RequestHandler[];
+  /** The route's handlers. */
+  route: readonly RequestHandler[];
+  /** What the router comes to when the route passes the request on (the mount's 404). */
+  otherwise: RequestHandler;
   /** The app's error handler. */
   onError: ErrorRequestHandler;
 }
@@ -20,30 +24,31 @@ type RouterHandle = (req: Request, res: Response, done: (err?: unknown) => void)
 /**
  * Serves `route` ahead of Express's router. POST /v1/messages is nearly every call, and on its
  * way the router enters three routers (the app, /v1, the messages' own), each allocating its
- * state and a closure a layer: 11 KB of the 74 KB the API thread allocated a delivery (issue 46,
+ * state and a closure a layer: 11 KB of the 71 KB the API thread allocated a delivery (issue 46,
  * docs/benchmarks.md). Here, once Express has made the request its own (`app.handle`: its
- * prototypes, `locals`, the final handler), the same handlers run in the same order as the
- * router runs them — a throw or a rejected promise is the next step's error, an error goes to
- * the app's error handler and what that passes on to Express's final handler. Every other
- * request, and every other spelling of the path (which the router treats alike), goes through
- * the router as before: an OPTIONS or a GET of the path gets the router's answer, not ours.
+ * prototypes, `locals`, the final handler), the same handlers run in the same order, as the
+ * router runs them (router@2's Layer): a throw or a rejected promise is the next step's error, a
+ * falsy one none; an error goes to the app's error handler, and what that passes on to Express's
+ * final handler; `next('route')` or `next('router')` goes on to `otherwise`. `req.baseUrl` and
+ * `req.route` are what the router leaves for the span's name: the route's once it is reached, the
+ * mount's base dropped once an error leaves it. Every other request, and every other spelling of
+ * the path (which the router treats alike), goes through the router as before: an OPTIONS or a
+ * GET of the path gets the router's answer.
  */
 export function routeAhead(app: Express, route: RouteAhead): void {
   const router = app.router as unknown as { handle: RouterHandle };
   const routed = router.handle.bind(router);
-  const { method, path, handlers, onError } = route;
-  const routeRecord = Object.freeze({ path: route.routePath });
+  const steps = [...route.before, ...route.route, route.otherwise];
+  const record = Object.freeze({ path: route.routePath });
   router.handle = (req, res, done) => {
-    if (req.method !== method || !isExactly(req.url, path)) {
+    if (req.method !== route.method || !isExactly(req.url, route.path)) {
       routed(req, res, done);
       return;
     }
-    // What the router sets on its way (a recorded span is named by `baseUrl` and `route.path`).
     req.originalUrl ||= req.url;
-    req.baseUrl = route.baseUrl;
+    req.baseUrl = route.mountPath;
     req.params = {};
-    req.route = routeRecord;
-    run(req, res, handlers, onError, done);
+    run(req, res, steps, route, record, done);
   };
 }
 
@@ -53,32 +58,55 @@ function isExactly(url: string | undefined, path: string): boolean {
   return url.length === path.length || url.charCodeAt(path.length) === 63; // '?'
 }
 
-/** Runs `handlers` in order as Express's layers do; an error skips to `onError`, whose own goes to `finish`. */
-function run(req: Request, res: Response, handlers: readonly RequestHandler[], onError: ErrorRequestHandler, finish: (err?: unknown) => void): void {
+/** Runs `steps` in order as the router's layers do; an error skips to `onError`, whose own goes to `finish`. */
+function run(
+  req: Request,
+  res: Response,
+  steps: readonly RequestHandler[],
+  route: RouteAhead,
+  record: Readonly<{ path: string }>,
+  finish: (err?: unknown) => void,
+): void {
+  const routeAt = route.before.length;
+  const otherwiseAt = steps.length - 1;
   let at = 0;
   let failed = false;
   const next: NextFunction = (err?: unknown) => {
-    // Our handlers never pass 'route' or 'router': any value is an error, as a thrown one.
-    const erred = err !== undefined && err !== null;
-    const handler = erred ? undefined : handlers[at++];
-    if (failed || (!erred && handler === undefined)) {
+    if (failed) {
       finish(err);
       return;
     }
-    // Express's Layer.handleRequest: a throw, or a promise rejected, is the error of the next step.
+    // The router's words for "not this route" and "not this router": on to what answers then.
+    if (err === 'route' || err === 'router') {
+      at = Math.max(at, otherwiseAt);
+      err = undefined;
+    }
     let ret: unknown;
     try {
-      if (handler === undefined) {
+      if (err) {
         failed = true;
-        ret = onError(err, req, res, next);
+        req.baseUrl = ''; // the mount's router puts its base back as the error leaves it
+        ret = route.onError(err, req, res, next);
       } else {
+        const handler = steps[at++];
+        if (handler === undefined) {
+          finish();
+          return;
+        }
+        if (at - 1 === routeAt) req.route = record;
         ret = handler(req, res, next);
       }
     } catch (error) {
       next(error);
       return;
     }
-    if (ret instanceof Promise) ret.then(undefined, (error: unknown) => next(error ?? new Error('Rejected promise')));
+    if (isPromise(ret)) ret.then(undefined, (error: unknown) => next(error || new Error('Rejected promise')));
   };
+  req.next = next;
   next();
+}
+
+/** What the router takes for a promise (its `is-promise`): anything with a `then` method. */
+function isPromise(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
