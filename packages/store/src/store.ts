@@ -35,5 +35,11 @@ export interface Store {
   readonly jobs: JobLeaseRepo;
   readonly endpointStats: EndpointStatsRepo;
   readonly egressIps: EgressIpRepo;
+  /**
+   * The writes of a moment are committed, and answered, together (SQLite's group commit): a
+   * moment's completions free their places at once, so a dispatcher's sweep refills sooner
+   * (DueSweep's refillAt). Absent: each write is answered alone (MongoDB).
+   */
+  readonly groupsWrites?: boolean;
   close(): Promise<void>;
 }

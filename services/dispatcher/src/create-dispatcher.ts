@@ -131,8 +131,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
       leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
       sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
       sweepBatch: SWEEP_BATCH,
-      // Embedded mode's store (SQLite) answers a moment's completions together: refill at an eighth, not half (DueSweep).
-      refillShare: shared.soleDispatcher ? REFILL_SHARE_GROUPED : 2,
+      // A store that answers a moment's completions together (SQLite) refills at an eighth, not half (DueSweep).
+      refillShare: store.groupsWrites === true ? REFILL_SHARE_GROUPED : 2,
       // With replicas, expired leases are taken over and live ones respected.
       releaseLeasesAtStart: shared.soleDispatcher,
       timeoutMs: settings.DELIVERY_TIMEOUT_MS,

@@ -167,6 +167,29 @@ describe('DueSweep', () => {
     expect(sweeps).toHaveBeenCalledTimes(1);
   });
 
+  it('a store that answers each write alone: with 320 places, half of them free before a sweep follows, not an eighth', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 322);
+    const { sweep, places, ledger } = sweeper({ places: 320, slots: 100, batch: 1_000 });
+    await sweep.sweep();
+    for (const id of ids.slice(0, 320)) {
+      await s.claim(id);
+      places.take();
+      ledger.sending(id);
+    }
+    const sweeps = vi.spyOn(sweep, 'sweep');
+    for (let free = 1; free < 160; free++) {
+      places.give();
+      sweep.placeFreed();
+    }
+    await Promise.resolve();
+    expect(sweeps).not.toHaveBeenCalled();
+    places.give();
+    sweep.placeFreed(); // 160 of 320
+    await until(() => published.length === 322);
+    expect(sweeps).toHaveBeenCalledTimes(1);
+  });
+
   it('a store that groups completions, with few places: half of them, not an eighth, before a sweep follows', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 18);

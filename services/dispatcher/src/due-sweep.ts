@@ -30,7 +30,7 @@ export interface DueSweepDeps {
   refillShare: number;
 }
 
-/** At least this many places freed before a sweep follows (REFILL_SHARE's eighth of 512), or half of fewer. */
+/** At least this many places freed before a sweep follows, or half of fewer (with few places a share would sweep at nearly every send's end). */
 const REFILL_AT_LEAST = 32;
 
 /**
@@ -43,7 +43,7 @@ export function refillAt(places: number, share: number): number {
 }
 
 /**
- * The share for a store that answers a moment's completions together (SQLite's group commit):
+ * The share for a store that answers a moment's completions together (`Store.groupsWrites`: SQLite's group commit):
  * an eighth. At half load a page's places were freed together, and the next page was claimed,
  * sent and completed in step with it: a fan-out's drain went in convoys of 512, every place free
  * between two, the threads idle in turn. An eighth keeps pages at different steps at once:

@@ -2,6 +2,7 @@
 // answers for unknown and expired links, the static files, and no credential in the logs.
 import { hashPortalToken } from '@wirehook/core';
 import type { Store } from '@wirehook/store';
+import { eventually, recordSpans } from '@wirehook/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PortalScene } from './testing/portal-scene.ts';
 
@@ -117,5 +118,21 @@ it("logs a failed page request without the link's token or session hash", async 
     expect(logged).not.toContain(hash);
   } finally {
     await failing.close();
+  }
+});
+
+it("records a page request's span without the link's token or session hash", async () => {
+  const recorder = await recordSpans('portal-paths');
+  try {
+    const { token, hash } = await link();
+    expect((await get(`/l/${token}`)).status).toBe(200);
+    expect((await get(`/r/${hash}`)).status).toBe(200);
+    await eventually(() => expect(recorder.spans()).toHaveLength(2));
+    expect(recorder.spans().map((span) => span.attributes['url.path'])).toEqual(['/l/[token]', '/r/[session]']);
+    const recorded = JSON.stringify(recorder.spans().map((span) => [span.name, span.attributes]));
+    expect(recorded).not.toContain(token);
+    expect(recorded).not.toContain(hash);
+  } finally {
+    await recorder.stop();
   }
 });

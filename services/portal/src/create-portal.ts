@@ -18,8 +18,8 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
  */
 export function createPortal(deps: PortalDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
-  // A link's path is its token (the only credential): never in a trace.
-  const app = baseApp(deps, { tracedPath: (path) => path.replace(/^\/l\/[^/]+/, '/l/[token]') });
+  // A link's path is its token (the only credential), a reload's its session: never in a trace.
+  const app = baseApp(deps, { tracedPath: (path) => path.replace(CREDENTIAL_PATH, (_, kind: string) => `/${kind}/${placeholderOf(kind)}`) });
 
   // Vite names files by content: cache them for a year. One not there (a tab still on an
   // earlier build asks for its files) is a 404, not a logged 500.
@@ -66,6 +66,7 @@ export function createPortal(deps: PortalDeps, options: { distDir?: string } = {
 
 /** A page path's credential: the link's token (`/l/…`) or the session hash the page reloads with (`/r/…`). */
 const CREDENTIAL_PATH = /^\/(l|r)\/([^/?]+)/;
+const placeholderOf = (kind: string) => (kind === 'l' ? '[token]' : '[session]');
 
 /**
  * Before an error is logged: the path's token or session becomes `[token]`/`[session]`, in
@@ -76,7 +77,7 @@ function redactLinkCredentials(err: unknown, req: express.Request, _res: express
   const match = CREDENTIAL_PATH.exec(req.url);
   if (match === null) return next(err);
   const [, kind, credential] = match as unknown as [string, 'l' | 'r', string];
-  const placeholder = kind === 'l' ? '[token]' : '[session]';
+  const placeholder = placeholderOf(kind);
   req.url = req.url.replace(CREDENTIAL_PATH, `/${kind}/${placeholder}`);
   const decoded = decodeOrSelf(credential);
   // A link's token is also known by its hash (the session of its reloads).

@@ -60,9 +60,11 @@ describe('errorHandler', () => {
     expect(answer(new Error('mid-body'), { ended: false }).destroyed).toBe(true);
   });
 
-  it('a client gone before its answer (its body cut short) gets none, and is one warn line', () => {
-    const gone = answer(Object.assign(new Error('request aborted'), { type: 'request.aborted' }), undefined, true);
-    expect(gone.status).toBe(0);
-    expect(gone.logged.map((l) => [l.level, l.msg])).toEqual([['warn', 'request abandoned by its client']]);
+  it('a client gone before its answer (its body cut short, its connection reset) gets none; logged as any answer is', () => {
+    const refused = answer(new InvalidError('request body is not valid JSON'), undefined, true);
+    expect([refused.status, refused.logged]).toEqual([0, []]);
+    const fault = answer(new Error('intake down late'), undefined, true);
+    expect(fault.status).toBe(0);
+    expect(fault.logged.map((l) => [l.level, l.msg, (l.fields['err'] as Error).message])).toEqual([['error', 'request failed', 'intake down late']]);
   });
 });

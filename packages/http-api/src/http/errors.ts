@@ -34,11 +34,6 @@ export function errorHandler(logger: Logger) {
       if (!res.writableEnded) res.destroy();
       return;
     }
-    if (req.socket?.destroyed) {
-      // The client is gone (its body cut short): no one to answer, and no status to record as sent.
-      logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request abandoned by its client');
-      return;
-    }
     const { status, body } = toErrorResponse(err);
     // A 503 of our own saying "try again" (the sandbox busy, a tenant's simulation running) is one
     // warn line without a stack, so a client repeating a refused call cannot fill the error log
@@ -47,6 +42,9 @@ export function errorHandler(logger: Logger) {
     const refusal = status === 503 && (err as Error).cause === undefined;
     if (refusal) logger.warn({ method: req.method, path: req.path, error: (err as Error).message }, 'request refused: unavailable');
     else if (status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    // The client is gone (its body cut short, its connection reset): logged as any answer is, but
+    // no one to answer, and no status to record as sent.
+    if (req.socket?.destroyed) return;
     if (err instanceof RateLimitedError) res.set('retry-after', String(err.retryAfterSeconds));
     // A body left unread (413 before parsing) must not be kept alive for the next request.
     if (status === 413) res.set('connection', 'close');

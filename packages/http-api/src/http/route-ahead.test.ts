@@ -114,6 +114,18 @@ describe('routeAhead', () => {
       const passing = await start([], [(_req, _res, next) => next(word), answer]);
       expect(await passing.call('POST', '/x')).toEqual({ status: 404, text: '{"by":"otherwise"}' });
     }
+    // Before the route: 'route' skips nothing (the router's non-route layers), 'router' the rest of the mount.
+    const beforeRoute = await start([(_req, _res, next) => next('route')], [answer]);
+    expect(JSON.parse((await beforeRoute.call('POST', '/x')).text)).toMatchObject({ by: 'ahead' });
+    const beforeRouter = await start([(_req, _res, next) => next('router')], [answer]);
+    expect(await beforeRouter.call('POST', '/x')).toEqual({ status: 404, text: '{"by":"otherwise"}' });
+    // A thenable whose own `then` throws: the next step's error, as the router's Layer takes it.
+    const throwingThen = () => {
+      throw new Error('then threw');
+    };
+    // biome-ignore lint/suspicious/noThenProperty: the point is a thenable that is no Promise
+    const broken = await start([], [() => ({ then: throwingThen })]);
+    expect((await broken.call('POST', '/x')).text).toContain('"error":"then threw"');
   });
 
   it("hands an error the error handler passes on, or throws, and a fall-through, to Express's final handler", async () => {

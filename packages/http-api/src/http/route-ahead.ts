@@ -29,7 +29,7 @@ type RouterHandle = (req: Request, res: Response, done: (err?: unknown) => void)
  * prototypes, `locals`, the final handler), the same handlers run in the same order, as the
  * router runs them (router@2's Layer): a throw or a rejected promise is the next step's error, a
  * falsy one none; an error goes to the app's error handler, and what that passes on to Express's
- * final handler; `next('route')` or `next('router')` goes on to `otherwise`. `req.baseUrl` and
+ * final handler; `next('route')` from the route or `next('router')` goes on to `otherwise`. `req.baseUrl` and
  * `req.route` are what the router leaves for the span's name: the route's once it is reached, the
  * mount's base dropped once an error leaves it. Every other request, and every other spelling of
  * the path (which the router treats alike), goes through the router as before: an OPTIONS or a
@@ -76,9 +76,10 @@ function run(
       finish(err);
       return;
     }
-    // The router's words for "not this route" and "not this router": on to what answers then.
+    // The router's words: 'route' skips the rest of the route (before it, nothing), 'router' the
+    // rest of the mount's router — on to what answers then (no step of the app's own passes it).
     if (err === 'route' || err === 'router') {
-      at = Math.max(at, otherwiseAt);
+      if (err === 'router' || at > routeAt) at = Math.max(at, otherwiseAt);
       err = undefined;
     }
     let ret: unknown;
@@ -100,11 +101,19 @@ function run(
       next(error);
       return;
     }
-    if (isPromise(ret)) ret.then(undefined, (error: unknown) => next(error || new Error('Rejected promise')));
+    if (!isPromise(ret)) return;
+    // As the router's Layer: inside its try, a thenable's own `then` may throw.
+    try {
+      ret.then(noop, (error: unknown) => next(error || new Error('Rejected promise')));
+    } catch (error) {
+      next(error);
+    }
   };
   req.next = next;
   next();
 }
+
+const noop = (): void => {};
 
 /** What the router takes for a promise (its `is-promise`): anything with a `then` method. */
 function isPromise(value: unknown): value is PromiseLike<unknown> {

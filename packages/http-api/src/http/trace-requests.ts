@@ -70,24 +70,12 @@ export function traceRequests(options: TraceOptions = {}) {
     // emits their events (a callback-style body parser, the request log's 'finish').
     context.bind(active, req);
     context.bind(active, res);
-    // The route template, not the path (the span name must not hold ids), named as the router
-    // reaches it: with its mount's base then, which an error leaving the mount puts back before
-    // the answer (a 422 of /v1/endpoints was named POST /endpoints).
-    let routeName: string | undefined;
-    let route: unknown;
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      enumerable: true,
-      get: () => route,
-      set: (value: { path?: unknown } | undefined) => {
-        route = value;
-        if (value?.path) routeName = `${req.baseUrl}${String(value.path)}`;
-      },
-    });
     res.once('close', () => {
-      if (routeName !== undefined) {
-        span.setAttribute(ATTR_HTTP_ROUTE, routeName);
-        span.updateName(`${method} ${routeName}`);
+      // The route template, not the path: the span name must not hold ids.
+      if (req.route?.path) {
+        const route = `${req.baseUrl}${String(req.route.path)}`;
+        span.setAttribute(ATTR_HTTP_ROUTE, route);
+        span.updateName(`${method} ${route}`);
       }
       // Only a status that was sent: a connection closed before any answer has none (a status set
       // later, by an error handler that found the client gone, is no response).

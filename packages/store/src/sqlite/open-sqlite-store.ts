@@ -55,6 +55,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       path: options.path,
       schemaVersion: schemaVersion(db),
       migrationsApplied,
+      groupsWrites: true,
       ...reposOn(conn),
       close: async () => conn.close(),
     };

@@ -49,6 +49,19 @@ const READ_CALLS: Record<string, (store: Store, seeded: Seeded) => Promise<unkno
   'deliveries.attempts': (store, { tenant, deliveryId }) => store.deliveries.attempts(tenant, deliveryId, { limit: 50 }),
 };
 
+describe('what a SQLite store says of its writes', () => {
+  it('groups them (one commit answers a moment’s writes together), threaded or not: a dispatcher refills sooner (DueSweep)', async () => {
+    const threaded = openThreadedSqliteStore({ path: join(dir, 'groups-threaded') });
+    const plain = openSqliteStore({ path: join(dir, 'groups-plain') });
+    try {
+      expect([threaded.groupsWrites, plain.groupsWrites]).toEqual([true, true]);
+    } finally {
+      await threaded.close();
+      await plain.close();
+    }
+  });
+});
+
 describe('the threaded store’s reader', () => {
   it('answers every call READS sends it on a read-only connection, which refuses writes', async () => {
     const path = join(dir, 'read-only.sqlite');

@@ -89,6 +89,7 @@ export function openThreadedSqliteStore(options: SqliteStoreOptions, reads: Read
     path,
     schemaVersion,
     migrationsApplied,
+    groupsWrites: true,
     close: () => {
       closing = true; // no reader is started, nor a read repeated, from here on
       closed ??= (async () => {
