@@ -141,77 +141,44 @@ describe('DueSweep', () => {
     expect(sweeps).toHaveBeenCalledTimes(1);
   });
 
-  it('a store that groups completions: behind, it sweeps again once an eighth of the places are free (at least 32), not before', async () => {
+  /**
+   * Every one of `places` places taken by a send of one endpoint that has 2 more due (behind): the
+   * places freed one by one, no sweep until `at` are free, and then one, which publishes the 2.
+   */
+  async function refillsAt(options: { places: number; slots: number; refillShare?: number }, at: number): Promise<void> {
     const { t } = await s.endpoint();
-    const ids = await s.due(t, 322);
-    // 320 places: an eighth is 40. An endpoint holds 100 + 400 parked: the page is not cut at it.
-    const { sweep, places, ledger } = sweeper({ places: 320, slots: 100, batch: 1_000, refillShare: REFILL_SHARE_GROUPED });
+    const ids = await s.due(t, options.places + 2);
+    const { sweep, places, ledger } = sweeper({ ...options, batch: 1_000 });
     await sweep.sweep();
-    expect(published).toEqual(ids.slice(0, 320));
-    for (const id of ids.slice(0, 320)) {
+    expect(published).toEqual(ids.slice(0, options.places));
+    for (const id of ids.slice(0, options.places)) {
       await s.claim(id);
       places.take();
       ledger.sending(id);
     }
     const sweeps = vi.spyOn(sweep, 'sweep');
-    for (let free = 1; free < 40; free++) {
+    for (let free = 1; free < at; free++) {
       places.give();
       sweep.placeFreed();
     }
     await Promise.resolve();
     expect(sweeps).not.toHaveBeenCalled();
     places.give();
-    sweep.placeFreed(); // 40 of 320 free
-    await until(() => published.length === 322);
-    expect(published.slice(320)).toEqual(ids.slice(320));
+    sweep.placeFreed();
+    await until(() => published.length === options.places + 2);
+    expect(published.slice(options.places)).toEqual(ids.slice(options.places));
     expect(sweeps).toHaveBeenCalledTimes(1);
-  });
+  }
 
-  it('a store that answers each write alone: with 320 places, half of them free before a sweep follows, not an eighth', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 322);
-    const { sweep, places, ledger } = sweeper({ places: 320, slots: 100, batch: 1_000 });
-    await sweep.sweep();
-    for (const id of ids.slice(0, 320)) {
-      await s.claim(id);
-      places.take();
-      ledger.sending(id);
-    }
-    const sweeps = vi.spyOn(sweep, 'sweep');
-    for (let free = 1; free < 160; free++) {
-      places.give();
-      sweep.placeFreed();
-    }
-    await Promise.resolve();
-    expect(sweeps).not.toHaveBeenCalled();
-    places.give();
-    sweep.placeFreed(); // 160 of 320
-    await until(() => published.length === 322);
-    expect(sweeps).toHaveBeenCalledTimes(1);
-  });
+  // 320 places: an endpoint holds 100 + 400 parked, so the page is not cut at it.
+  it('a store that groups completions: behind, it sweeps again once an eighth of the places are free (at least 32), not before', () =>
+    refillsAt({ places: 320, slots: 100, refillShare: REFILL_SHARE_GROUPED }, 40));
 
-  it('a store that groups completions, with few places: half of them, not an eighth, before a sweep follows', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 18);
-    const { sweep, places, ledger } = sweeper({ places: 16, slots: 8, refillShare: REFILL_SHARE_GROUPED });
-    await sweep.sweep();
-    for (const id of ids.slice(0, 16)) {
-      await s.claim(id);
-      places.take();
-      ledger.sending(id);
-    }
-    const sweeps = vi.spyOn(sweep, 'sweep');
-    for (let free = 1; free < 8; free++) {
-      places.give();
-      sweep.placeFreed();
-    }
-    await Promise.resolve();
-    expect(sweeps).not.toHaveBeenCalled();
-    places.give();
-    sweep.placeFreed(); // 8 of 16
-    await until(() => published.length === 18);
-    expect(sweeps).toHaveBeenCalledTimes(1);
-  });
+  it('a store that answers each write alone: with 320 places, half of them free before a sweep follows, not an eighth', () =>
+    refillsAt({ places: 320, slots: 100 }, 160));
+
+  it('a store that groups completions, with few places: half of them, not an eighth, before a sweep follows', () =>
+    refillsAt({ places: 16, slots: 8, refillShare: REFILL_SHARE_GROUPED }, 8));
 
   it('what must be free before a sweep follows: a share of the places, at least 32, or half of fewer', () => {
     const at = (places: number) => [refillAt(places, 2), refillAt(places, REFILL_SHARE_GROUPED)];

@@ -11,16 +11,13 @@ import { join } from 'node:path';
 import express, { type Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdminCommand } from '@wirehook/admin';
-import { newId, SecretBox, systemClock } from '@wirehook/core';
-import { AddressPolicy } from '@wirehook/egress';
+import { newId, systemClock } from '@wirehook/core';
 import type { PublicApiDeps } from '@wirehook/http-api';
-import { MemoryKv, RateLimiter } from '@wirehook/kv';
-import { createHttpMetrics, createLogger, createRegistry, type HttpMetrics } from '@wirehook/platform';
-import { RecoveryService } from '@wirehook/recovery';
+import type { HttpMetrics } from '@wirehook/platform';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { eventually, jsonLines, recordSpans, type SpanRecorder } from '@wirehook/testkit';
-import { TransformRunner } from '@wirehook/transform';
 import { createGateway, routedGateway } from './create-gateway.ts';
+import { gatewayTestDeps } from './testing/gateway-deps.ts';
 
 /** What the intake stand-in does with the next sends. */
 let intakeDoes: 'accept' | 'fail' = 'accept';
@@ -47,23 +44,9 @@ let routed: Side;
 
 async function serve(make: (deps: PublicApiDeps) => Express): Promise<Side> {
   const { destination, lines } = jsonLines();
-  const metrics = createHttpMetrics(createRegistry('gateway'));
-  const app = make({
-    store,
-    intake,
-    recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),
-    rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
-    clock: systemClock,
-    logger: createLogger({ name: 'gateway', level: 'debug', destination }),
-    metrics,
-    secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
-    addressPolicy: new AddressPolicy({ allowHosts: '' }),
-    lookup: async () => [{ address: '93.184.215.14', family: 4 }],
-    retentionMonths: 3,
-    transforms: new TransformRunner(),
-    portalPublicUrl: 'http://localhost:8081',
-    emailConfigured: false,
-  });
+  const deps = gatewayTestDeps(store, intake, destination);
+  const app = make(deps);
+  const metrics = deps.metrics;
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });

@@ -10,19 +10,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SpanKind, trace, type SpanContext } from '@opentelemetry/api';
 import { runAdminCommand } from '@wirehook/admin';
 import { DISPATCH_SUBJECT, MemoryBus, type BusMessage } from '@wirehook/bus';
-import { SecretBox, systemClock } from '@wirehook/core';
-import { AddressPolicy } from '@wirehook/egress';
-import { MemoryKv, RateLimiter } from '@wirehook/kv';
-import { RecoveryService } from '@wirehook/recovery';
+import { systemClock } from '@wirehook/core';
 import { MessageIntake } from '@wirehook/message-intake';
 import { startIntakeGrpcServer } from '@wirehook/message-intake/grpc-server';
-import { createHttpMetrics, createLogger, createRegistry, silentLogger } from '@wirehook/platform';
+import { silentLogger } from '@wirehook/platform';
 import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { IntakeGrpcClient, type GrpcServerHandle } from '@wirehook/rpc';
 import { openEmbeddedStore, type Store } from '@wirehook/store';
 import { ApiClient, eventually, jsonLines, recordSpans, type ReadableSpan, type SpanRecorder } from '@wirehook/testkit';
 import { createGateway } from './create-gateway.ts';
-import { TransformRunner } from '@wirehook/transform';
+import { gatewayTestDeps } from './testing/gateway-deps.ts';
 
 const TOKEN = 'test-internal-auth-token-of-32-chars-or-more';
 const SEND = 'wirehook.intake.v1.MessageIntake/SendBatch';
@@ -49,23 +46,7 @@ async function startFlow(): Promise<Flow> {
   const intakeClient = new IntakeGrpcClient({ address: `127.0.0.1:${grpc.port}`, authToken: TOKEN });
 
   const { destination: logStream, lines: logLines } = jsonLines();
-  const app = createGateway({
-    store,
-    intake: intakeClient,
-    recovery: new RecoveryService({ store, clock: systemClock, retentionMonths: 3 }),
-    rateLimiter: new RateLimiter({ kv: new MemoryKv({ clock: systemClock }), clock: systemClock }),
-    clock: systemClock,
-    logger: createLogger({ name: 'gateway', level: 'debug', destination: logStream }),
-    metrics: createHttpMetrics(createRegistry('gateway')),
-    secretBox: SecretBox.fromBase64(SecretBox.generateKey()),
-    addressPolicy: new AddressPolicy({ allowHosts: '' }),
-    // Endpoint URLs are checked by resolving them: every name is one public address here.
-    lookup: async () => [{ address: '93.184.215.14', family: 4 }],
-    retentionMonths: 3,
-    transforms: new TransformRunner(),
-    portalPublicUrl: 'http://localhost:8081',
-    emailConfigured: false,
-  });
+  const app = createGateway(gatewayTestDeps(store, intakeClient, logStream));
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
