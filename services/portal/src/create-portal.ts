@@ -19,7 +19,7 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
 export function createPortal(deps: PortalDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
   // A link's path is its token (the only credential), a reload's its session: never in a trace.
-  const app = baseApp(deps, { tracedPath: (path) => path.replace(CREDENTIAL_PATH, (_, kind: string) => `/${kind}/${placeholderOf(kind)}`) });
+  const app = baseApp(deps, { tracedPath: (path) => path.replace(CREDENTIAL_PATH, (_, kind: string) => `/${kind.toLowerCase()}/${placeholderOf(kind)}`) });
 
   // Vite names files by content: cache them for a year. One not there (a tab still on an
   // earlier build asks for its files) is a 404, not a logged 500.
@@ -64,9 +64,13 @@ export function createPortal(deps: PortalDeps, options: { distDir?: string } = {
   return app;
 }
 
-/** A page path's credential: the link's token (`/l/…`) or the session hash the page reloads with (`/r/…`). */
-const CREDENTIAL_PATH = /^\/(l|r)\/([^/?]+)/;
-const placeholderOf = (kind: string) => (kind === 'l' ? '[token]' : '[session]');
+/**
+ * A page path's credential: the link's token (`/l/…`) or the session hash the page reloads with
+ * (`/r/…`), in any spelling a request may give it — Express's routes ignore case, and a path that
+ * is no route (`//l/…`, `/l//…`) still holds the credential it was sent with.
+ */
+const CREDENTIAL_PATH = /^\/+(l|r)\/+([^/?]+)/i;
+const placeholderOf = (kind: string) => (kind.toLowerCase() === 'l' ? '[token]' : '[session]');
 
 /**
  * Before an error is logged: the path's token or session becomes `[token]`/`[session]`, in
@@ -76,7 +80,8 @@ const placeholderOf = (kind: string) => (kind === 'l' ? '[token]' : '[session]')
 function redactLinkCredentials(err: unknown, req: express.Request, _res: express.Response, next: express.NextFunction): void {
   const match = CREDENTIAL_PATH.exec(req.url);
   if (match === null) return next(err);
-  const [, kind, credential] = match as unknown as [string, 'l' | 'r', string];
+  const [, spelled, credential] = match as unknown as [string, string, string];
+  const kind = spelled.toLowerCase();
   const placeholder = placeholderOf(kind);
   req.url = req.url.replace(CREDENTIAL_PATH, `/${kind}/${placeholder}`);
   const decoded = decodeOrSelf(credential);

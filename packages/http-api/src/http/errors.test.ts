@@ -63,6 +63,9 @@ describe('errorHandler', () => {
   it('a client gone before its answer (its body cut short, its connection reset) gets none; logged as any answer is', () => {
     const refused = answer(new InvalidError('request body is not valid JSON'), undefined, true);
     expect([refused.status, refused.logged]).toEqual([0, []]);
+    // body-parser's error for a body cut short: no fault of ours (it had been logged as one, with its stack).
+    const cut = answer(Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }), undefined, true);
+    expect([cut.status, cut.logged]).toEqual([0, []]);
     const fault = answer(new Error('intake down late'), undefined, true);
     expect(fault.status).toBe(0);
     expect(fault.logged.map((l) => [l.level, l.msg, (l.fields['err'] as Error).message])).toEqual([['error', 'request failed', 'intake down late']]);

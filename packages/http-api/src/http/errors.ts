@@ -14,6 +14,8 @@ function fromBodyParser(err: unknown): unknown {
     return new TooLargeError(`request body is larger than ${thousands(MAX_BODY_BYTES)} bytes (1.1 MB)`);
   }
   if (type === 'entity.parse.failed') return new InvalidError('request body is not valid JSON');
+  // The client cut its body short (it is gone): no fault of ours, and no one to tell.
+  if (type === 'request.aborted') return new InvalidError('request body was cut short');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new InvalidError('request body must be UTF-8 JSON');
   }

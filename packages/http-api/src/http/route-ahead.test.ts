@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
@@ -65,6 +66,24 @@ describe('routeAhead', () => {
     const options = await call('OPTIONS', '/x');
     expect([options.status, options.text]).toEqual([200, 'POST']);
     expect(routed).toHaveBeenCalledTimes(5);
+  });
+
+  it("gives every request the router's way while something listens to the router's diagnostics channel (an APM agent)", async () => {
+    const { call, routed } = await start([], [answer]);
+    const channel = tracingChannel('express.router.request');
+    const seen: unknown[] = [];
+    const none = () => {};
+    const listener = { start: (message: unknown) => void seen.push(message), end: none, asyncStart: none, asyncEnd: none, error: none };
+    channel.subscribe(listener);
+    try {
+      expect(JSON.parse((await call('POST', '/x')).text)).toEqual({ by: 'router' });
+      expect(routed).toHaveBeenCalledTimes(1);
+      expect(seen.length).toBeGreaterThan(0);
+    } finally {
+      channel.unsubscribe(listener);
+    }
+    expect(JSON.parse((await call('POST', '/x')).text)).toMatchObject({ by: 'ahead' });
+    expect(routed).toHaveBeenCalledTimes(1);
   });
 
   it('runs the handlers in order, the route named once it is reached; a throw or a rejected promise skips the rest to the error handler', async () => {

@@ -1,4 +1,8 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+
+/** router@2's report of each handler it runs: an agent listening to it (an APM's) is given the router's way. */
+const routerRequests = tracingChannel('express.router.request');
 
 /** One route served ahead of the app's router: its method and exact path, and what the router runs for it. */
 export interface RouteAhead {
@@ -33,7 +37,10 @@ type RouterHandle = (req: Request, res: Response, done: (err?: unknown) => void)
  * `req.route` are what the router leaves for the span's name: the route's once it is reached, the
  * mount's base dropped once an error leaves it. Every other request, and every other spelling of
  * the path (which the router treats alike), goes through the router as before: an OPTIONS or a
- * GET of the path gets the router's answer.
+ * GET of the path gets the router's answer; and every request while something listens to the
+ * router's diagnostics channel (`express.router.request`: APM agents), which only its layers report to.
+ * One difference is left, unused: `next('router')` from a step of the app's own goes on to
+ * `otherwise`, where the router would leave for Express's final handler (no such step passes it).
  */
 export function routeAhead(app: Express, route: RouteAhead): void {
   const router = app.router as unknown as { handle: RouterHandle };
@@ -41,7 +48,7 @@ export function routeAhead(app: Express, route: RouteAhead): void {
   const steps = [...route.before, ...route.route, route.otherwise];
   const record = Object.freeze({ path: route.routePath });
   router.handle = (req, res, done) => {
-    if (req.method !== route.method || !isExactly(req.url, route.path)) {
+    if (req.method !== route.method || !isExactly(req.url, route.path) || routerRequests.hasSubscribers) {
       routed(req, res, done);
       return;
     }
@@ -77,7 +84,7 @@ function run(
       return;
     }
     // The router's words: 'route' skips the rest of the route (before it, nothing), 'router' the
-    // rest of the mount's router — on to what answers then (no step of the app's own passes it).
+    // rest of the mount's router — on to what answers then.
     if (err === 'route' || err === 'router') {
       if (err === 'router' || at > routeAt) at = Math.max(at, otherwiseAt);
       err = undefined;

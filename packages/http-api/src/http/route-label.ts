@@ -64,10 +64,13 @@ const MATCHERS = ROUTE_TEMPLATES.map((template) => ({
   pattern: new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:id/g, SEGMENT)}/?$`),
 }));
 
-/** The template `path` (without its query) falls under, or `unmatched`. */
+/** What `routeLabel` says of a path no route of ours falls under. */
+export const UNMATCHED = 'unmatched';
+
+/** The template `path` (without its query) falls under, or UNMATCHED. */
 export function routeLabel(path: string): string {
   const bare = path.split('?')[0] ?? '';
-  return MATCHERS.find((m) => m.pattern.test(bare))?.template ?? 'unmatched';
+  return MATCHERS.find((m) => m.pattern.test(bare))?.template ?? UNMATCHED;
 }
 
 /** The methods the API answers; any other is labelled `other`. */
