@@ -9,7 +9,7 @@ export interface RouteAhead {
   method: string;
   /** The path as sent, its query string aside; any other spelling (case, a trailing slash) takes the router's way. */
   path: string;
-  /** Where the route's router is mounted (`req.baseUrl` inside it) and its path there (`req.route.path`): a recorded span is named by them. */
+  /** Where the route's router is mounted (`req.baseUrl` inside it) and its path there (`req.route.path`), as the router sets them. */
   mountPath: string;
   routePath: string;
   /** The handlers the router runs before the route's own: the app's, then the mount's, in their order. */
@@ -33,9 +33,9 @@ type RouterHandle = (req: Request, res: Response, done: (err?: unknown) => void)
  * prototypes, `locals`, the final handler), the same handlers run in the same order, as the
  * router runs them (router@2's Layer): a throw or a rejected promise is the next step's error, a
  * falsy one none; an error goes to the app's error handler, and what that passes on to Express's
- * final handler; `next('route')` from the route or `next('router')` goes on to `otherwise`. `req.baseUrl` and
- * `req.route` are what the router leaves for the span's name: the route's once it is reached, the
- * mount's base dropped once an error leaves it. Every other request, and every other spelling of
+ * final handler; `next('route')` from the route or `next('router')` goes on to `otherwise`.
+ * `req.baseUrl` and `req.route` are as the router leaves them for a handler to read: the route's
+ * once it is reached, the mount's base dropped once an error leaves it. Every other request, and every other spelling of
  * the path (which the router treats alike), goes through the router as before: an OPTIONS or a
  * GET of the path gets the router's answer; and every request while something listens to the
  * router's diagnostics channel (`express.router.request`: APM agents), which only its layers report to.
