@@ -16,9 +16,10 @@ afterEach(async () => {
   await worker?.stop();
   await scene?.close();
 });
-function start(startAt?: number): AlertScene {
+/** A scene and its worker; `replace`: the store's alerts methods the worker sees instead (alertsWith). */
+function start(startAt?: number, replace?: Parameters<typeof alertsWith>[1]): AlertScene {
   scene = new AlertScene(startAt);
-  worker = scene.worker();
+  worker = replace === undefined ? scene.worker() : scene.worker({ store: { ...scene.store, alerts: alertsWith(scene, replace) } });
   return scene;
 }
 /** One tick, and the sends it started. */
@@ -197,11 +198,9 @@ describe("the spec's numbers", () => {
   });
 
   it('a retrying total read only as "at least 101" (MongoDB counts each only that far each minute) is counted before it notifies: 150, not 101', async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
-    const s = scene;
     // The store as MongoDB answers the minute's walk: each environment's count stopped at `min`.
     const counted: number[] = [];
-    const alerts = alertsWith(s, (target) => ({
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0), (target) => ({
       retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
         const page = await target.retryingCounts(min, after, orgs);
         return { ...page, counts: page.counts.map((r) => ({ ...r, count: Math.min(r.count, min), exact: false })) };
@@ -211,7 +210,6 @@ describe("the spec's numbers", () => {
         return target.retryingCount(t, upTo);
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     const org = await s.org();
     await choose(s, org, { delivery_failure: '60m', automatic_stop: true, pending_retries: 100, usage: 80 });
     const target = await s.target(org);
@@ -235,11 +233,9 @@ describe("the spec's numbers", () => {
   });
 
   it('a walk of retrying organizations longer than a tick reads goes on over the next ticks, and a new pass starts a minute after the last began', async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
-    const s = scene;
     // The store as MongoDB pages its walk, one organization a page (the worker asks for 200).
     const afters: (OrgId | null)[] = [];
-    const alerts = alertsWith(s, (target) => ({
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0), (target) => ({
       retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
         afters.push(after);
         expect(orgs).toBe(200);
@@ -249,7 +245,6 @@ describe("the spec's numbers", () => {
         return { counts: page, next: first !== undefined && all.some((r) => r.tenant.orgId !== first) ? first : null };
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     const targets: AlertTargetId[] = [];
     const orgs: OrgId[] = [];
     for (let i = 0; i < 3; i++) {
@@ -285,18 +280,15 @@ describe("the spec's numbers", () => {
   }, 60_000);
 
   it('a read of the periodic totals that keeps failing holds back no other notice, and is tried again 5 s later, then 10', async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
-    const s = scene;
     let reads = 0;
     let failing = true;
-    const alerts = alertsWith(s, (target) => ({
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0), (target) => ({
       retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
         reads++;
         if (failing) throw new Error('not primary');
         return target.retryingCounts(min, after, orgs);
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     const org = await s.org();
     await choose(s, org, { delivery_failure: 'first', automatic_stop: true, pending_retries: 100, usage: 80 });
     const target = await s.target(org);
@@ -336,18 +328,15 @@ describe("the spec's numbers", () => {
   });
 
   it('a page read after failures resets the wait: the same pass’s next failure is tried again 5 s on', async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
-    const s = scene;
     const answers: ('fail' | 'page')[] = ['fail', 'fail', 'page', 'fail', 'page'];
     let reads = 0;
-    const alerts = alertsWith(s, () => ({
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0), () => ({
       retryingCounts: async () => {
         reads++;
         if (answers.shift() === 'fail') throw new Error('not primary');
         return { counts: [], next: 'org_0' as OrgId };
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     await round(); // fails: 5 s
     s.clock.advance(5 * SECOND);
     await round(); // fails: 10 s
@@ -363,10 +352,8 @@ describe("the spec's numbers", () => {
   });
 
   it("a read of the month's usage that fails ends its pass all the same: the next minute's walk begins", async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 12, 9, 0, 0));
-    const s = scene;
     let walks = 0;
-    const alerts = alertsWith(s, (target) => ({
+    const s = start(Date.UTC(2026, 4, 12, 9, 0, 0), (target) => ({
       liveMonthUsage: async () => {
         throw new Error('not primary');
       },
@@ -375,7 +362,6 @@ describe("the spec's numbers", () => {
         return target.retryingCounts(min, after, orgs);
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     await round();
     s.clock.advance(MINUTE);
     await round();
@@ -383,10 +369,8 @@ describe("the spec's numbers", () => {
   });
 
   it("reads the month's usage when its pass's walk ends, in the month the pass is decided in", async () => {
-    scene = new AlertScene(Date.UTC(2026, 4, 31, 23, 59, 59));
-    const s = scene;
     const calls: string[] = [];
-    const alerts = alertsWith(s, (target) => ({
+    const s = start(Date.UTC(2026, 4, 31, 23, 59, 59), (target) => ({
       retryingCounts: async (min: number, after: OrgId | null, orgs: number) => {
         calls.push(`retrying after ${after ?? 'none'}`);
         // A walk of two pages: the first ends before midnight, the second after.
@@ -398,7 +382,6 @@ describe("the spec's numbers", () => {
         return target.liveMonthUsage(month, now);
       },
     }));
-    worker = s.worker({ store: { ...s.store, alerts } });
     await round();
     s.clock.advance(2 * SECOND);
     await round();

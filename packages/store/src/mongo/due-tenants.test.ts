@@ -151,26 +151,30 @@ function oneEndpoint(bound: number, dueAt: (k: number) => number) {
   return st;
 }
 
-/** Notes `notes` (noteDue) once the `n`th read of the queue's entries has answered, before its caller sees the answer. */
-function afterEntryRead(conn: MongoConnection, n: number, notes: DueNote[]): { noted: Promise<void> | undefined } {
-  const entries = conn.dueEndpoints as unknown as { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
-  const read = entries.find;
-  const told: { noted: Promise<void> | undefined } = { noted: undefined };
+/** Runs `meanwhile` once `collection`'s `n`th find has answered (its `limit(…).toArray()`), before the caller sees the answer. */
+function afterNthFind(collection: unknown, n: number, meanwhile: () => Promise<void> | void): void {
+  const c = collection as { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
+  const find = c.find;
   let reads = 0;
-  entries.find = (...args: unknown[]) => {
-    const cursor = read(...args);
+  c.find = (...args: unknown[]) => {
+    const cursor = find(...args);
     if (++reads !== n) return cursor;
     return {
       limit: (k: number) => ({
         toArray: async () => {
           const found = await cursor.limit(k).toArray();
-          told.noted = noteDue(conn, notes);
-          await told.noted;
+          await meanwhile();
           return found;
         },
       }),
     };
   };
+}
+
+/** Notes `notes` (noteDue) once the `n`th read of the queue's entries has answered, before its caller sees the answer. */
+function afterEntryRead(conn: MongoConnection, n: number, notes: DueNote[]): { noted: Promise<void> | undefined } {
+  const told: { noted: Promise<void> | undefined } = { noted: undefined };
+  afterNthFind(conn.dueEndpoints, n, () => (told.noted = noteDue(conn, notes)));
   return told;
 }
 
@@ -575,24 +579,7 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
 
   /** Runs `meanwhile` once the sweep's `n`th read of deliveries has answered, before the sweep sees the answer. */
   function afterDeliveryRead(conn: MongoConnection, n: number, meanwhile: () => Promise<void> | void) {
-    const bucket = conn.bucket(MONTH) as unknown as {
-      deliveries: { find: (...args: unknown[]) => { limit: (k: number) => { toArray: () => Promise<Doc[]> } } };
-    };
-    const find = bucket.deliveries.find;
-    let reads = 0;
-    bucket.deliveries.find = (...args: unknown[]) => {
-      const cursor = find(...args);
-      if (++reads !== n) return cursor;
-      return {
-        limit: (k: number) => ({
-          toArray: async () => {
-            const found = await cursor.limit(k).toArray();
-            await meanwhile();
-            return found;
-          },
-        }),
-      };
-    };
+    afterNthFind(conn.bucket(MONTH).deliveries, n, meanwhile);
   }
 
   it('a sweep that read a due bound before another took the entry and moved it back to that value does not take it: the count differs', async () => {

@@ -425,7 +425,9 @@ const SUCCESS = { status: 'success', nextAttemptAt: null, endpoint: { succeeded:
 const OPEN_PENDING = { status: 'pending', resend: false, endpointId: 'ep_1', orderingKey: null, attemptCount: 0, held: false };
 
 const inserted = (log: string[]) => log.filter((c) => c.startsWith('attempts.insertOne'));
-const unconfirmed = () => new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+/** A majority not confirming in 10 s; `reply`: what a findAndModify's reply carries besides (its `value`). */
+const unconfirmed = (reply: { value?: unknown } = {}) =>
+  new MongoWriteConcernError({ ok: 1, ...reply, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
 
 describe('a completion’s commands (MongoDB)', () => {
   it('a plain one (a failing endpoint’s retry): its attempt, then its delivery, no transaction; answered after its due entry, not its tenant’s', async () => {
@@ -567,11 +569,7 @@ describe('a completion’s commands (MongoDB)', () => {
 
   it('a plain write a majority did not confirm in 10 s: its retry noted, not waited for; its message left to the healer; the completion fails', async () => {
     // The primary applied it; the reply (in the write-concern error) carries the delivery as it was.
-    const applied = new MongoWriteConcernError({
-      ok: 1,
-      value: { messageId: 'msg_1', ...OPEN_PENDING },
-      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
-    } as never);
+    const applied = unconfirmed({ value: { messageId: 'msg_1', ...OPEN_PENDING } });
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: applied });
     expect(await complete(RETRY)).toEqual({ failed: applied });
     // No message result from a write a failover may roll back: the flag stays for the healer, which reads the delivery as it stands.
@@ -594,14 +592,14 @@ describe('a completion’s commands (MongoDB)', () => {
   });
 
   it('an unconfirmed plain write that matched nothing (no delivery in its reply) is not applied; no transaction waits on the majority', async () => {
-    const none = new MongoWriteConcernError({ ok: 1, value: null, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+    const none = unconfirmed({ value: null });
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: null, plainWriteThrows: none });
     expect(await complete(RETRY)).toEqual({ applied: false, endpointDisabled: false });
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
   it('a reply that says neither (no `value`) fails the completion with nothing after it', async () => {
-    const bare = new MongoWriteConcernError({ ok: 1, writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' } } as never);
+    const bare = unconfirmed();
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: bare });
     expect(await complete(RETRY)).toEqual({ failed: bare });
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
@@ -688,11 +686,7 @@ describe('a completion’s commands (MongoDB)', () => {
   });
 
   it('an unconfirmed plain write of a first failure begins the streak all the same (it stands on the primary), then fails', async () => {
-    const applied = new MongoWriteConcernError({
-      ok: 1,
-      value: { messageId: 'msg_1', ...OPEN_PENDING },
-      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
-    } as never);
+    const applied = unconfirmed({ value: { messageId: 'msg_1', ...OPEN_PENDING } });
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, plainWriteThrows: applied });
     expect(await complete(RETRY)).toEqual({ failed: applied });
     expect(log).toContain('endpoints.updateOne (txn)');
