@@ -386,8 +386,9 @@ async function takeAndRead(
       if (state === 'active') given.push(...ready.slice(0, perEndpoint).map((d) => ({ ...d, tenant: { orgId: t.orgId as OrgId, env: t.env } })));
       else for (const d of ready.slice(0, STRANDED_PEEK)) stranded.push({ _id: d._id, endpointId: d.endpointId, ...t });
       const next = nextBound(state, entries, now);
-      // Not taken: from the value and count read (another sweep may have taken it and moved it back to that value since).
-      const [from, seq] = taking[i] ? [held, undefined] : [queuedEndpoint.dueAt, queuedEndpoint.seq ?? null];
+      // From the value and count this call left (taken: `held`, and the count its take wrote — two sweeps of one
+      // millisecond set the same `held`) or read (not taken: another sweep may have taken it and moved it back since).
+      const [from, seq] = taking[i] ? [held, (queuedEndpoint.seq ?? 0) + 1] : [queuedEndpoint.dueAt, queuedEndpoint.seq ?? null];
       const gone = P.dueEndpoint(queuedEndpoint._id, from, seq);
       const moved =
         next === 'gone'

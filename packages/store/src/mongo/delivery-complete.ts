@@ -9,7 +9,7 @@ import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
-import { isUnconfirmedWrite } from './errors.ts';
+import { isFailoverError, isUnconfirmedWrite } from './errors.ts';
 import { FailureStreak } from './failure-streak.ts';
 import { type Month, monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -92,9 +92,10 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
     tell(err);
   }
   // After a plain write that applied (confirmed or not: it stands on the primary), and only then — one of a send that
-  // outlived its lease began a streak dated before the success that beat it (helper 278). Apart from the due note's:
+  // outlived its lease (matched nothing, even in an unconfirmed reply: helper 286) began a streak dated before the
+  // success that beat it (helper 278). Apart from the due note's:
   // lost, the endpoint's next failure begins it.
-  if (alone !== null && streak === 'start') {
+  if (alone?.applied === true && streak === 'start') {
     await startStreak(conn, t, endpointId, attempt).catch((err: unknown) =>
       process.emitWarning(`wirehook: beginning the failure streak of endpoint ${endpointId}: ${err instanceof Error ? err.message : String(err)}`),
     );
@@ -271,7 +272,8 @@ async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: Endpoin
     await endStreak(conn, t, endpointId, attempt.at, { writeConcern: COMPLETED_BY_MAJORITY });
     return 'confirmed';
   } catch (err) {
-    if (isUnconfirmedWrite(err)) return 'unconfirmed';
+    // Not confirmed, or not made through an election: the transaction, which retries through one, clears again under its commit.
+    if (isUnconfirmedWrite(err) || isFailoverError(err)) return 'unconfirmed';
     throw err;
   }
 }

@@ -593,6 +593,20 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
   });
 
+  it('a sweep’s move after its take fails once another sweep of the same millisecond has taken the entry since (the same held value, a count more)', async () => {
+    const { conn, queue } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    let taken: Record<string, unknown> = {};
+    // After this sweep's take and its read again: a note lowered the bound and another sweep took it at the same value.
+    afterDeliveryRead(conn, 2, () => {
+      queue[0]!['seq'] = 2;
+      taken = { ...queue[0]! };
+    });
+    await dueDeliveries(conn, 10_000, 10, 5);
+    expect(taken).toMatchObject({ seq: 2 });
+    // That sweep's take stands: this one's move, by its own count (1), matched nothing.
+    expect(queue[0]).toMatchObject({ dueAt: taken['dueAt'], seq: 2 });
+  });
+
   it('a stale bound another sweep took and moved back since this one read it is left as that sweep left it', async () => {
     const { conn, queue, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     deliveries[0]!['dueAt'] = 40_000;

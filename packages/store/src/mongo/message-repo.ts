@@ -59,7 +59,7 @@ export class MongoMessageRepo implements MessageRepo {
    * The counts each message keeps of its deliveries by status (message-status.ts: moved by the
    * write after each completion, so the row's status and its counts agree): ≤ MAX_PAGE_SIZE point
    * reads a page. A message written before it kept them is counted from its deliveries (one
-   * aggregate per month of those: up to 20 × 50 deliveries read again, the list's read of them just before).
+   * aggregate per month of those: up to 20 × MAX_PAGE_SIZE deliveries read again, the list's read of them just before).
    */
   async deliveryStatuses(t: Tenant, messageIds: readonly MessageId[]): Promise<Record<string, Partial<Record<DeliveryStatus, number>>>> {
     if (messageIds.length > MAX_PAGE_SIZE) throw new RangeError(`at most ${MAX_PAGE_SIZE} message ids, got ${messageIds.length}`);

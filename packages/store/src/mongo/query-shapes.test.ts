@@ -43,6 +43,7 @@ describe('MongoDB query shapes', () => {
       'endpointStatuses',
       'walksOf',
       'messageStale',
+      'healCursors',
     ] as const;
     for (const name of reads) {
       const plan = DELIVERIES_PLANS[name] as AnyPlan;

@@ -598,6 +598,16 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
   });
 
+  it('an unconfirmed plain write of a first failure that matched nothing (its lease ran out) begins no streak', async () => {
+    const { log, complete } = completionStandIn({
+      endpoint: { status: 'active', failingSince: null },
+      before: null,
+      plainWriteThrows: unconfirmed({ value: null }),
+    });
+    expect(await complete(RETRY)).toEqual({ applied: false, endpointDisabled: false });
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'deliveries.findOneAndUpdate']);
+  });
+
   it('a reply that says neither (no `value`) fails the completion with nothing after it', async () => {
     const bare = unconfirmed();
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 1_000 }, before: OPEN_PENDING, plainWriteThrows: bare });
@@ -726,11 +736,22 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.filter((c) => c.startsWith('endpoints.updateOne') || c.startsWith('alertEvents'))).toEqual([]);
   });
 
-  it('a streak’s write that fails fails the completion before its delivery is written: the delivery is sent again', async () => {
-    const lost = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: true };
-    const { log, complete } = completionStandIn(lost);
-    expect(await complete(SUCCESS)).toMatchObject({ failed: expect.objectContaining({ message: 'primary stepped down' }) });
-    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
+  it('a streak’s clear refused fails the completion before its delivery is written (sent again); one an election stopped goes to the transaction', async () => {
+    const refused = new MongoServerError({ code: 13, errmsg: 'not authorized' });
+    const denied = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: refused });
+    expect(await denied.complete(SUCCESS)).toEqual({ failed: refused });
+    expect(denied.log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
+    // A failover (189, primary stepped down): the transaction retries through the election and clears again under its commit.
+    const lost = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: true });
+    expect(await lost.complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(lost.log.slice(0, 5)).toEqual([
+      'endpoints.findOne',
+      'attempts.insertOne',
+      'endpoints.updateOne',
+      'endpoints.findOne (txn)',
+      'deliveries.findOneAndUpdate (txn)',
+    ]);
+    expect(lost.log).toContain('endpoints.updateOne (txn)');
   });
 
   it('one that disables its endpoint, or whose delivery fails for good, still goes through the transaction', async () => {
