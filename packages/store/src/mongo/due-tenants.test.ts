@@ -593,7 +593,7 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     expect(queue[0]).toMatchObject({ dueAt: 5_000, seq: 2 });
   });
 
-  it('a sweep’s move after its take fails once another sweep of the same millisecond has taken the entry since (the same held value, a count more)', async () => {
+  it('a sweep’s move after its take fails once another sweep of its millisecond took the entry since (the same held value, a count more)', async () => {
     const { conn, queue } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     let taken: Record<string, unknown> = {};
     // After this sweep's take and its read again: a note lowered the bound and another sweep took it at the same value.
