@@ -174,6 +174,65 @@ describe('AttemptRunner', () => {
     expect(await s.metric('wirehook_dispatch_waiting_deliveries')).toBe(0);
   });
 
+  /**
+   * Has `store.deliveries.release` of `id`, once written, run `meanwhile` before its caller hears:
+   * what happens while a release's answer is on its way.
+   */
+  function afterReleaseOf(id: DeliveryId, meanwhile: () => Promise<void>): void {
+    const release = s.store.deliveries.release.bind(s.store.deliveries);
+    s.store.deliveries.release = async (ref, at) => {
+      await release(ref, at);
+      if (ref.deliveryId === id) await meanwhile();
+    };
+  }
+
+  it('one the gate cannot park goes back; its endpoint’s queue drained while that release was written: the sweep asked again after it', async () => {
+    const { t } = await s.endpoint();
+    // 1 slot and 4 parked (4 a slot): the sixth finds both full.
+    const ids = await s.due(t, 6);
+    const { runner, told } = build({ slots: 1 });
+    sender.hold();
+    for (const id of ids.slice(0, 5)) await runner.admit(id);
+    afterReleaseOf(ids[5]!, async () => {
+      sender.release();
+      await allSent(t, ids.slice(0, 5));
+    });
+    await runner.admit(ids[5]!);
+    expect(await s.dueAt(s.clock.now(), [ids[5]!])).toEqual([ids[5]]);
+    // Once as the queue drained to half (its sweep may read before the release), once after the release.
+    expect(told.refill).toBe(2);
+  });
+
+  it('one over its tenant’s share goes back; the tenant’s sends ended while that release was written: the sweep asked again after it', async () => {
+    const { t } = await s.endpoint();
+    const [a, b, over] = await s.due(t, 3);
+    const { runner, shares, told } = build({ slots: 4, placesPerTenant: 2 });
+    sender.hold();
+    await runner.admit(a!);
+    await runner.admit(b!);
+    afterReleaseOf(over!, async () => {
+      sender.release();
+      await until(() => shares.taken(t) === 0);
+    });
+    await runner.admit(over!);
+    expect(await s.dueAt(s.clock.now(), [over!])).toEqual([over]);
+    // Once as the sends ended down to half (its sweep may read before the release), once after the release.
+    expect(told.refill).toBe(2);
+  });
+
+  it('one over its tenant’s share goes back while the tenant’s sends go on: no sweep until they end down to half', async () => {
+    const { t } = await s.endpoint();
+    const [a, b, over] = await s.due(t, 3);
+    const { runner, told } = build({ slots: 4, placesPerTenant: 2 });
+    sender.hold();
+    await runner.admit(a!);
+    await runner.admit(b!);
+    await runner.admit(over!);
+    expect(told.refill).toBe(0);
+    sender.answer();
+    await until(() => told.refill === 1);
+  });
+
   it('a turn whose delivery is no longer claimable passes to the next one waiting', async () => {
     const { t } = await s.endpoint();
     const [first, gone, next] = await s.due(t, 3);

@@ -151,10 +151,13 @@ export class AttemptRunner {
     }
   }
 
-  /** Due again at once, for the sweeper (the store is the truth: its lease would run out anyway). */
+  /**
+   * Due again at once, for the sweeper (the store is the truth: its lease would run out anyway) —
+   * behind once its release is written: told before, a sweep reading meanwhile finds it still
+   * leased, is not cut off and ends `behind`, and the delivery waits for the tick.
+   */
   #giveBack(job: DeliveryJob, now: number): void {
-    this.#deps.due.fellBehind();
-    this.#release(job, now);
+    void this.#release(job, now).then(() => this.#deps.due.fellBehind());
   }
 
   /**
@@ -162,10 +165,15 @@ export class AttemptRunner {
    * sweep for what the sweep leaves alone), the tenant's sends ending ask for it (TenantShares).
    * (A hand-off held over for a place meets its tenant's share when it starts, like any other.)
    */
-  #giveBackOverShare(job: DeliveryJob, now: number): Promise<void> {
-    this.#deps.ledger.forget(job.delivery.id);
-    this.#deps.metrics.overTenantShare.inc();
-    return this.#release(job, now);
+  async #giveBackOverShare(job: DeliveryJob, now: number): Promise<void> {
+    const { ledger, metrics, shares, due } = this.#deps;
+    ledger.forget(job.delivery.id);
+    metrics.overTenantShare.inc();
+    await this.#release(job, now);
+    // If its tenant's sends ended down to half while the release was written, the sweep they asked
+    // for read the store before it: sweep now. Else the tenant is still marked, and the next such end asks.
+    if (shares.taken(job.tenant) <= shares.perTenant / 2) due.refill();
+    else shares.mayHaveMore(job.tenant);
   }
 
   /** Writes the release of `job`'s lease, due at `now`; settled() waits for it. */
@@ -294,13 +302,17 @@ export class AttemptRunner {
       // Its endpoint is busy. Park it (before the release is written: a turn freed meanwhile
       // must find it waiting), unless the endpoint's parking is full: then it waits in the
       // store, and the sweep that follows the endpoint's queue draining brings it back.
-      if (gate.wait(entry, context.active())) {
+      const parked = gate.wait(entry, context.active());
+      if (parked) {
         ledger.note(id, now);
         metrics.waiting.set(gate.waiting);
       } else {
         ledger.forget(id);
       }
       await leases.release(job, now);
+      // Left in the store: if its endpoint's queue drained while the release was written, the
+      // sweep that asked for read the store before it (hasRoom refusing marks the endpoint again).
+      if (!parked && gate.hasRoom(entry.endpointId)) due.refill();
       return false;
     }
     const admitted = await throttle.admit(job, now);

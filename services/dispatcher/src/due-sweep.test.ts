@@ -5,6 +5,7 @@ import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { decodeDispatchJob, dispatchJobTenant, type Bus } from '@wirehook/bus';
 import type { DeliveryId, Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
+import { claimRef } from '@wirehook/store';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './testing/dispatch-scene.ts';
@@ -230,10 +231,33 @@ describe('DueSweep', () => {
     places.give();
     const sweeps = vi.spyOn(sweep, 'sweep');
     sweep.placeFreed();
-    sweep.fellBehind();
-    sweep.placeFreed();
+    await Promise.resolve();
+    expect(sweeps).not.toHaveBeenCalled(); // not behind: the freed place asks for nothing
+    sweep.fellBehind(); // with 4 of 4 places free, it sweeps itself
     await until(() => published.length === 3);
-    expect(sweeps).toHaveBeenCalledTimes(1); // the second freed place's, behind; not the first's
+    expect(sweeps).toHaveBeenCalledTimes(1);
+  });
+
+  it('more due while a sweep reads the store (a release written after its read): still behind, the next freed place sweeps for it', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const job = await s.claim(id!); // leased: the sweep's read does not list it
+    const { sweep, places } = sweeper({ places: 4 });
+    for (let i = 0; i < 3; i++) places.take(); // 1 of 4 free: under half, so behind sweeps nothing yet
+    const due = s.store.deliveries.due.bind(s.store.deliveries);
+    vi.spyOn(s.store.deliveries, 'due').mockImplementationOnce(async (...args) => {
+      const listed = await due(...args);
+      // After the read, before the sweep has its answer: the lease given back, and said so.
+      await s.store.deliveries.release(claimRef(job), s.clock.now());
+      sweep.fellBehind();
+      return listed;
+    });
+    await sweep.sweep();
+    expect(published).toEqual([]);
+    places.give(); // 2 of 4 free: half
+    sweep.placeFreed();
+    await until(() => published.length === 1);
+    expect(published).toEqual([id]);
   });
 
   it('refill sweeps at once; after stop, nothing is swept or published', async () => {

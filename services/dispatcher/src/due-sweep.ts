@@ -73,6 +73,11 @@ export class DueSweep {
   #sweeping: Promise<void> | undefined;
   /** More may be due than is on its way: the last sweep was cut off, or a wake-up was dropped. */
   #behind = false;
+  /**
+   * Counts the times more became due than is on its way (#markBehind). A sweep's read that began
+   * before one may not have seen it (a release written meanwhile), so that sweep leaves `behind` set.
+   */
+  #behindMarks = 0;
   #stopped = false;
   /** A sweep was asked for while one was under way (#sweepSoon): one more follows it. */
   #again = false;
@@ -129,9 +134,19 @@ export class DueSweep {
     });
   }
 
-  /** A due delivery was left in the store (a wake-up dropped, a hand-off given back): more is due than is on its way. */
+  /**
+   * A due delivery was left in the store (a wake-up dropped, a hand-off's release written): more
+   * is due than is on its way. Swept for now if enough places are free, else as they free: with
+   * every send ended, no freed place would ask, and the delivery would wait for the tick.
+   */
   fellBehind(): void {
+    this.#markBehind();
+    this.placeFreed();
+  }
+
+  #markBehind(): void {
     this.#behind = true;
+    this.#behindMarks++;
   }
 
   /** An attempt gave its place back: while behind, and once enough places are free (refillAt), sweep again. */
@@ -146,7 +161,7 @@ export class DueSweep {
    */
   refill(): void {
     if (this.#stopped) return;
-    this.#behind = true;
+    this.#markBehind();
     this.#sweepSoon();
   }
 
@@ -234,8 +249,11 @@ export class DueSweep {
       const full = shares.fullTenants();
       // Whatever they have due waits unlisted: their sends ending (to half the share) sweep for it.
       for (const tenant of full) shares.mayHaveMore(tenant);
+      const marks = this.#behindMarks;
       const due = await store.deliveries.due(now, limit, gate.perEndpoint, perTenant, full);
-      this.#behind = due.length >= limit;
+      const cut = due.length >= limit;
+      // Still behind if more became due while the store was read: the read may have missed it.
+      this.#behind = cut || this.#behindMarks !== marks;
       // A tenant that filled its part of the page may have more in the store: its sends ending
       // (down to half its share) ask for the next sweep, as an endpoint's queue draining does.
       for (const { tenant } of filled(due, (d) => tenantKey(d.tenant), perTenant)) shares.mayHaveMore(tenant);
@@ -250,7 +268,7 @@ export class DueSweep {
       // other tenants' due deliveries may lie behind. One more page, of each endpoint's oldest
       // (a seek per endpoint, not a read of the backlog), finds them; their endpoints' queues
       // draining ask for the rest.
-      if (this.#behind && page.overShare > 0 && page.count < room && !this.#stopped) {
+      if (cut && page.overShare > 0 && page.count < room && !this.#stopped) {
         const heads = await store.deliveries.due(now, limit, 1, perTenant, full);
         for (const { endpointId } of heads) gate.filledShare(endpointId);
         await this.#publish(heads, room, now, page);

@@ -63,11 +63,6 @@ export class SendGate {
   }
 
   /**
-   * Whether a wake-up for `endpointId` could be used now. False when its slots and its
-   * parking are all taken: a wake-up would only be dropped. The endpoint is then marked, and
-   * its queue draining asks for a sweep (`Turn.refill`).
-   */
-  /**
    * A sweep fetched as many of `endpointId`'s due deliveries as this gate holds: the store may
    * have more, so its queue draining asks for a sweep (`Turn.refill`), as after `hasRoom` refused.
    */
@@ -75,6 +70,11 @@ export class SendGate {
     this.#parked.markOverflowed(endpointId);
   }
 
+  /**
+   * Whether a wake-up for `endpointId` could be used now. False when its slots and its
+   * parking are all taken: a wake-up would only be dropped. The endpoint is then marked, and
+   * its queue draining asks for a sweep (`Turn.refill`).
+   */
   hasRoom(endpointId: string): boolean {
     // The slots usable now: a cut limit's, not all of them (else each sweep would publish a
     // wake-up per idle slot, each claimed only to be released again while parking is full).
