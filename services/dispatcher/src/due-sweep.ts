@@ -200,8 +200,12 @@ export class DueSweep {
   /** Publishes a wake-up for each of `due` there is room for, up to `room` in the sweep (`page` counts them). */
   async #publish(due: readonly DueDelivery[], room: number, now: number, page: PagePublished): Promise<void> {
     const { bus, ledger, gate, shares } = this.#deps;
-    for (const { id, endpointId, tenant } of due) {
-      if (page.count >= room) break;
+    for (const [i, { id, endpointId, tenant }] of due.entries()) {
+      if (page.count >= room) {
+        // Cut at the room, not at the page: what is left of it and not on its way waits for the next sweep.
+        page.leftOver ||= due.slice(i).some((d) => !ledger.isOnItsWay(d.id, now));
+        break;
+      }
       if (this.#stopped || ledger.isOnItsWay(id, now)) continue;
       // Its tenant's share is taken (with what this sweep published for it): left in the store,
       // else claimed only to be given back. The tenant's sends ending ask for the next sweep.
@@ -262,7 +266,7 @@ export class DueSweep {
       // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
       // minutes. (Not `behind`: that would sweep at every finished send while its slots are full.)
       for (const { endpointId } of filled(due, (d) => d.endpointId, gate.perEndpoint)) gate.filledShare(endpointId);
-      const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0 };
+      const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0, leftOver: false };
       await this.#publish(due, room, now, page);
       // The page was cut and tenants near their share took some of it (each up to its share):
       // other tenants' due deliveries may lie behind. One more page, of each endpoint's oldest
@@ -273,6 +277,8 @@ export class DueSweep {
         for (const { endpointId } of heads) gate.filledShare(endpointId);
         await this.#publish(heads, room, now, page);
       }
+      // Cut at the room with due deliveries of the page on no one's way: behind, cut page or not.
+      if (page.leftOver) this.#behind = true;
     } catch (err) {
       logger.error({ err }, 'sweep failed; trying again at the next tick');
     }
@@ -284,6 +290,8 @@ interface PagePublished {
   count: number;
   ofTenant: Map<string, number>;
   overShare: number;
+  /** Due deliveries it listed, not on their way, and did not publish for want of room. */
+  leftOver: boolean;
 }
 
 /** The page's deliveries, one for each key (by `keyOf`: an endpoint, a tenant) with `share` on it — as many as `due` gives one. */
