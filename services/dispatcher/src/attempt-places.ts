@@ -2,7 +2,9 @@
 // free, the attempt path admits into one or drops the wake-up.
 /**
  * The dispatcher's `concurrency` places. An attempt holds one from its admission (while it
- * is claimed) to the end of its send, or until it turns out no send starts. A wake-up or a
+ * is claimed) to its send's answer — its completion is written without it while no more
+ * completions than places are being written (AttemptRunner), else with it — or until it turns
+ * out no send starts. A wake-up or a
  * hand-off that finds no free place is not taken: the delivery stays due in the store, where
  * a backlog of any size waits (indexed), not in memory.
  */

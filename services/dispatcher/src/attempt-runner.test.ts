@@ -4,6 +4,7 @@
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
+import { claimRef } from '@wirehook/store';
 import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
@@ -44,7 +45,7 @@ afterEach(async () => {
   await s.close();
 });
 
-function build(options: { places?: number; slots?: number; placesPerTenant?: number; heldOverPayloadBytes?: number } = {}) {
+function build(options: { places?: number; slots?: number; placesPerTenant?: number; heldOverPayloadBytes?: number; recordingPayloadBytes?: number } = {}) {
   const { store, clock, metrics } = s;
   const logger = silentLogger();
   const places = new AttemptPlaces(options.places ?? 10);
@@ -95,6 +96,7 @@ function build(options: { places?: number; slots?: number; placesPerTenant?: num
     webhooks,
     recorder,
     ...(options.heldOverPayloadBytes === undefined ? {} : { heldOverPayloadBytes: options.heldOverPayloadBytes }),
+    ...(options.recordingPayloadBytes === undefined ? {} : { recordingPayloadBytes: options.recordingPayloadBytes }),
   });
   return { runner, places, shares, ledger, gate, told };
 }
@@ -277,6 +279,82 @@ describe('AttemptRunner', () => {
     expect(events).toEqual(['answered', 'settled']);
     expect(await s.statusOf(t, sending!)).toBe('success');
     expect(await s.dueAt(s.clock.now(), [late!])).toEqual([late]);
+  });
+});
+
+describe('AttemptRunner: a place given back at the answer', () => {
+  /** Holds every completion the store is asked to write, until `release()`. */
+  function holdCompletions() {
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    const waiting: (() => void)[] = [];
+    s.store.deliveries.complete = (ref, outcome) => new Promise((resolve, reject) => waiting.push(() => void complete(ref, outcome).then(resolve, reject)));
+    return {
+      get count() {
+        return waiting.length;
+      },
+      release() {
+        s.store.deliveries.complete = complete;
+        for (const go of waiting.splice(0)) go();
+      },
+    };
+  }
+
+  it('an answered send gives its place, its tenant’s place and its endpoint’s turn back before its completion is written', async () => {
+    const { t } = await s.endpoint();
+    const [first, second] = await s.due(t, 2);
+    const { runner, places, shares } = build({ places: 1, slots: 1, placesPerTenant: 1 });
+    const completions = holdCompletions();
+    await runner.admit(first!);
+    await until(() => completions.count === 1);
+    expect(places.taken).toBe(0);
+    expect(shares.taken(t)).toBe(0);
+    expect(await s.metric('wirehook_dispatch_in_flight_deliveries')).toBe(0);
+    // The one place, the endpoint's one slot and the tenant's one place: all free for the next.
+    await runner.admit(second!);
+    await until(() => completions.count === 2);
+    expect(sender.requests).toHaveLength(2);
+    completions.release();
+    await allSent(t, [first!, second!]);
+  });
+
+  it('no more completions written without a place than there are places (1): beyond, a send keeps its place until written', async () => {
+    const { t } = await s.endpoint();
+    const [first, second, third] = await s.due(t, 3);
+    const { runner, places, told } = build({ places: 1, slots: 2 });
+    const completions = holdCompletions();
+    await runner.admit(first!);
+    await until(() => completions.count === 1); // written without its place: 1 of 1
+    await runner.admit(second!);
+    await until(() => completions.count === 2);
+    expect(places.taken).toBe(1); // the second keeps its place
+    expect(await s.metric('wirehook_dispatch_in_flight_deliveries')).toBe(1);
+    await runner.admit(third!); // no place: left due, the sweep told
+    expect(told.fellBehind).toBe(1);
+    expect(sender.requests).toHaveLength(2);
+    completions.release();
+    await allSent(t, [first!, second!]);
+    expect(places.taken).toBe(0);
+    expect(await s.metric('wirehook_dispatch_in_flight_deliveries')).toBe(0);
+  });
+
+  it('no more payload written without a place than its bytes allow: a payload at 2 bytes a character fits exactly, a byte less keeps its place', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 2);
+    const probe = await s.claim(ids[0]!);
+    const bytes = 2 * probe.message.payload.length;
+    await s.store.deliveries.release(claimRef(probe), s.clock.now());
+    for (const [id, budget, taken] of [
+      [ids[0]!, bytes, 0],
+      [ids[1]!, bytes - 1, 1],
+    ] as const) {
+      const { runner, places } = build({ places: 2, recordingPayloadBytes: budget });
+      const completions = holdCompletions();
+      await runner.admit(id);
+      await until(() => completions.count === 1);
+      expect(places.taken).toBe(taken);
+      completions.release();
+      await allSent(t, [id]);
+    }
   });
 });
 

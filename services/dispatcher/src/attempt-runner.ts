@@ -33,6 +33,8 @@ export interface AttemptRunnerDeps {
   recorder: AttemptRecorder;
   /** The payload handed-over jobs waiting for a place may hold, in bytes; default HELD_OVER_PAYLOAD_BYTES. */
   heldOverPayloadBytes?: number;
+  /** The payload answered sends whose completion is written without a place may hold, in bytes; default RECORDING_PAYLOAD_BYTES. */
+  recordingPayloadBytes?: number;
 }
 
 /**
@@ -59,6 +61,13 @@ const HELD_OVER_PAYLOAD_BYTES = 32 * 2 ** 20;
 const HELD_OVER_MAX_WAIT_MS = 1_000;
 
 /**
+ * What answered sends writing their completion without a place may hold of payloads (2 bytes a
+ * character, a job each), as held-over jobs may: the places bound the payloads in memory
+ * (DISPATCH_CONCURRENCY's 512 sends of 1 MB: half the chart's 1 GiB), and this the rest.
+ */
+const RECORDING_PAYLOAD_BYTES = 32 * 2 ** 20;
+
+/**
  * The path of one attempt, whatever woke it: a place taken (AttemptPlaces), the delivery
  * claimed (unless intake claimed it), let in by the gate or left waiting there, sent, its
  * outcome recorded; then its slot's turn handed on and its place given back. Each step is
@@ -68,6 +77,16 @@ const HELD_OVER_MAX_WAIT_MS = 1_000;
 export class AttemptRunner {
   readonly #deps: AttemptRunnerDeps;
   readonly #inFlight = new Set<Promise<void>>();
+  /**
+   * Answered sends whose completion is being written without a place: at most as many as there
+   * are places (beyond, a send keeps its place until its completion is written, so the store's
+   * pace bounds the sends). A place held through the completion, the store's group commit
+   * answering a moment's completions together, freed the places in waves: the next were claimed
+   * and sent in step, a fan-out's drain in convoys (docs/benchmarks.md, sixtieth session).
+   */
+  #recording = 0;
+  /** Their payloads' bytes (RECORDING_PAYLOAD_BYTES). */
+  #recordingBytes = 0;
   /**
    * The deliveries this process is sending. A lease is judged by the wall clock: one that jumps
    * past a lease's end mid-send would let this process claim, and send, the same delivery again.
@@ -327,26 +346,57 @@ export class AttemptRunner {
     }
     ledger.sending(id);
     this.#sendingIds.add(id);
-    const sending = this.#send(job, admitted)
+    // Its place, its tenant's place and its endpoint's turn, given back once: at the answer (its
+    // completion then written without them) or, past the bound on completions, once written.
+    let given = false;
+    let recording = false;
+    const giveBack = () => {
+      if (given) return;
+      given = true;
+      // The tenant's place first, then the dispatcher's: the delivery taking the endpoint's
+      // turn then finds both free (with every place taken it would be dropped, left to a sweep).
+      if (shares.give(job.tenant)) due.refill();
+      this.#finished();
+      this.#giveTurn(gate.ended(entry));
+    };
+    const bytes = 2 * job.message.payload.length;
+    const answered = () => {
+      const budget = this.#deps.recordingPayloadBytes ?? RECORDING_PAYLOAD_BYTES;
+      if (this.#recording >= this.#deps.places.size || this.#recordingBytes + bytes > budget) return;
+      this.#recording++;
+      this.#recordingBytes += bytes;
+      recording = true;
+      this.#countSending();
+      giveBack();
+    };
+    const sending = this.#send(job, admitted, answered)
       .catch((err) => logger.error({ err, deliveryId: id }, 'send failed unexpectedly'))
       .finally(() => {
         this.#sendingIds.delete(id);
         ledger.sent(id);
         this.#inFlight.delete(sending);
-        metrics.inFlight.set(this.#inFlight.size);
-        // The tenant's place first, then the dispatcher's: the delivery taking the endpoint's
-        // turn then finds both free (with every place taken it would be dropped, left to a sweep).
-        if (shares.give(job.tenant)) due.refill();
-        this.#finished();
-        this.#giveTurn(gate.ended(entry));
+        if (recording) {
+          this.#recording--;
+          this.#recordingBytes -= bytes;
+        }
+        this.#countSending();
+        giveBack();
       });
     this.#inFlight.add(sending);
-    metrics.inFlight.set(this.#inFlight.size);
+    this.#countSending();
     return true;
   }
 
-  /** Sends a claimed delivery and records its attempt (unless the send was put off); it leaves the endpoint's flight as it is answered. */
-  async #send(job: DeliveryJob, admitted: Admitted): Promise<void> {
+  /** The in-flight gauge: sends not yet answered, and answered ones still holding their place (no completions being written without one). */
+  #countSending(): void {
+    this.#deps.metrics.inFlight.set(this.#inFlight.size - this.#recording);
+  }
+
+  /**
+   * Sends a claimed delivery and records its attempt (unless the send was put off); it leaves the
+   * endpoint's flight as it is answered, and `answered` is called before its completion is written.
+   */
+  async #send(job: DeliveryJob, admitted: Admitted, answered: () => void): Promise<void> {
     // At the time the throttle let it through (what its rate limit counted), not a few ms later.
     const at = admitted.at;
     let result: Awaited<ReturnType<WebhookSender['send']>> = null;
@@ -355,7 +405,9 @@ export class AttemptRunner {
     } finally {
       await this.#deps.throttle.ended(admitted, job.endpoint, result);
     }
-    if (result !== null) await this.#deps.recorder.record(job, result, at);
+    if (result === null) return;
+    answered();
+    await this.#deps.recorder.record(job, result, at);
   }
 
   /** A turn of an endpoint is free (see SendGate): its next waiting delivery is claimed again to take it. */
