@@ -35,8 +35,12 @@ export class AttemptRecorder {
     this.#deps = deps;
   }
 
-  /** Records what the send of `job`, started at `at`, did. */
-  async record(job: DeliveryJob, result: SendResult, at: number): Promise<void> {
+  /**
+   * Records what the send of `job`, started at `at`, did. `held` is called once a Retry-After's
+   * hold is written (at once without one), before the attempt is: the caller may then hand the
+   * endpoint's turn on, and the send that takes it sees the hold.
+   */
+  async record(job: DeliveryJob, result: SendResult, at: number, held?: () => void): Promise<void> {
     const { leases, clock, logger, metrics } = this.#deps;
     const via = job.endpoint.type === 'listen' ? 'listen' : job.endpoint.fixedIp ? 'relay' : 'direct';
     const decided = decideOutcome(job, result, { id: newId('attempt', clock), at, via });
@@ -44,6 +48,7 @@ export class AttemptRecorder {
     // so sends claimed meanwhile see it), this delivery's next attempt too.
     const holdUntil = retryAfterUntil(result.status, result.retryAfter, clock.now());
     if (holdUntil !== null) await this.#hold(job, holdUntil);
+    held?.();
     const outcome = holdUntil === null ? decided : withHold(decided, holdUntil);
     metrics.attempts.inc({ outcome: outcomeLabel(result), via });
     const completed = await leases.complete(job, outcome);

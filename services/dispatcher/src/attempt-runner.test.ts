@@ -4,7 +4,7 @@
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DeliveryId } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
-import { claimRef } from '@wirehook/store';
+import { claimRef, type DeliveryJob } from '@wirehook/store';
 import { startTracing, type Tracing } from '@wirehook/platform/tracing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
@@ -45,7 +45,17 @@ afterEach(async () => {
   await s.close();
 });
 
-function build(options: { places?: number; slots?: number; placesPerTenant?: number; heldOverPayloadBytes?: number; recordingPayloadBytes?: number } = {}) {
+function build(
+  options: {
+    places?: number;
+    slots?: number;
+    placesPerTenant?: number;
+    heldOverPayloadBytes?: number;
+    recordingPayloadBytes?: number;
+    completionsWithoutPlace?: boolean;
+    hold?: (job: DeliveryJob, until: number) => Promise<void>;
+  } = {},
+) {
   const { store, clock, metrics } = s;
   const logger = silentLogger();
   const places = new AttemptPlaces(options.places ?? 10);
@@ -81,7 +91,7 @@ function build(options: { places?: number; slots?: number; placesPerTenant?: num
     transforms,
     store: s.store,
   });
-  const recorder = new AttemptRecorder({ leases, clock, logger, metrics });
+  const recorder = new AttemptRecorder({ leases, clock, logger, metrics, ...(options.hold === undefined ? {} : { hold: options.hold }) });
   const runner = new AttemptRunner({
     clock,
     logger,
@@ -97,6 +107,8 @@ function build(options: { places?: number; slots?: number; placesPerTenant?: num
     recorder,
     ...(options.heldOverPayloadBytes === undefined ? {} : { heldOverPayloadBytes: options.heldOverPayloadBytes }),
     ...(options.recordingPayloadBytes === undefined ? {} : { recordingPayloadBytes: options.recordingPayloadBytes }),
+    // As for SQLite's store (groupsWrites), unless a test says otherwise.
+    completionsWithoutPlace: options.completionsWithoutPlace ?? true,
   });
   return { runner, places, shares, ledger, gate, told };
 }
@@ -205,6 +217,16 @@ describe('AttemptRunner', () => {
     expect(told.refill).toBe(2);
   });
 
+  it('one the gate cannot park goes back; its endpoint’s queue still full once that release is written: no sweep asked for', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 6);
+    const { runner, told } = build({ slots: 1 });
+    sender.hold();
+    for (const id of ids) await runner.admit(id);
+    expect(await s.dueAt(s.clock.now(), [ids[5]!])).toEqual([ids[5]]);
+    expect(told.refill).toBe(0);
+  });
+
   it('one over its tenant’s share goes back; the tenant’s sends ended while that release was written: the sweep asked again after it', async () => {
     const { t } = await s.endpoint();
     const [a, b, over] = await s.due(t, 3);
@@ -309,12 +331,73 @@ describe('AttemptRunner: a place given back at the answer', () => {
     expect(places.taken).toBe(0);
     expect(shares.taken(t)).toBe(0);
     expect(await s.metric('wirehook_dispatch_in_flight_deliveries')).toBe(0);
+    expect(await s.metric('wirehook_dispatch_completing_deliveries')).toBe(1);
     // The one place, the endpoint's one slot and the tenant's one place: all free for the next.
     await runner.admit(second!);
     await until(() => completions.count === 2);
     expect(sender.requests).toHaveLength(2);
     completions.release();
     await allSent(t, [first!, second!]);
+  });
+
+  it('for a store that writes each completion alone (MongoDB): a send keeps its place until its attempt is written', async () => {
+    const { t } = await s.endpoint();
+    const [id] = await s.due(t);
+    const { runner, places } = build({ places: 2, completionsWithoutPlace: false });
+    const completions = holdCompletions();
+    await runner.admit(id!);
+    await until(() => completions.count === 1);
+    expect(places.taken).toBe(1);
+    expect(await s.metric('wirehook_dispatch_completing_deliveries')).toBe(0);
+    completions.release();
+    await allSent(t, [id!]);
+    expect(places.taken).toBe(0);
+  });
+
+  it('a 429 with Retry-After: the endpoint is held before its turn goes to the delivery waiting for it, which is put off, not sent', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const [first, second] = await s.due(t, 2);
+    let holdWritten!: () => void;
+    const holding = new Promise<void>((resolve) => (holdWritten = resolve));
+    let heldUntil = 0;
+    const { runner, told } = build({
+      slots: 1,
+      // A store whose hold takes a while (a remote one's round trip): written once the test says.
+      hold: async (job, until) => {
+        heldUntil = until;
+        await holding;
+        await s.store.endpoints.hold(job.tenant, job.endpoint.id, until);
+      },
+    });
+    sender.hold();
+    await runner.admit(first!);
+    await runner.admit(second!); // parked behind the first: the endpoint's one slot is taken
+    sender.answer(endpoint.id, { ok: false, status: 429, responseHead: 'HTTP/1.1 429', error: null, durationMs: 5, sourceIp: null, retryAfter: '60' });
+    await until(() => heldUntil > 0);
+    expect(await s.metric('wirehook_dispatch_completing_deliveries')).toBe(0); // its turn not handed on yet
+    holdWritten();
+    // The second takes the turn once the hold stands: put off to it, never sent.
+    await until(() => told.wakeAt.includes(heldUntil));
+    expect(await s.dueAt(heldUntil - 1, [second!])).toEqual([]);
+    expect(await s.dueAt(heldUntil, [second!])).toEqual([second]);
+    expect(sender.requests).toHaveLength(1);
+  });
+
+  it('the payload bytes of completions written come back: two in a row under a budget of one payload both give their place back', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 2);
+    const probe = await s.claim(ids[0]!);
+    const bytes = 2 * probe.message.payload.length;
+    await s.store.deliveries.release(claimRef(probe), s.clock.now());
+    const { runner, places } = build({ places: 2, recordingPayloadBytes: bytes });
+    for (const id of ids) {
+      const completions = holdCompletions();
+      await runner.admit(id);
+      await until(() => completions.count === 1);
+      expect(places.taken).toBe(0);
+      completions.release();
+      await allSent(t, [id]);
+    }
   });
 
   it('no more completions written without a place than there are places (1): beyond, a send keeps its place until written', async () => {

@@ -33,6 +33,13 @@ export interface AttemptRunnerDeps {
   recorder: AttemptRecorder;
   /** The payload handed-over jobs waiting for a place may hold, in bytes; default HELD_OVER_PAYLOAD_BYTES. */
   heldOverPayloadBytes?: number;
+  /**
+   * Whether an answered send gives its place back before its attempt is written (bounded: #recording):
+   * for a store that answers a moment's writes together (`Store.groupsWrites`), whose completions
+   * freed the places in waves. Elsewhere (MongoDB) a completion holds its place until written: the
+   * store's pace bounds the sends, and the driver's pool sees no more operations than places.
+   */
+  completionsWithoutPlace?: boolean;
   /** The payload answered sends whose completion is written without a place may hold, in bytes; default RECORDING_PAYLOAD_BYTES. */
   recordingPayloadBytes?: number;
 }
@@ -362,6 +369,7 @@ export class AttemptRunner {
     const bytes = 2 * job.message.payload.length;
     const answered = () => {
       const budget = this.#deps.recordingPayloadBytes ?? RECORDING_PAYLOAD_BYTES;
+      if (this.#deps.completionsWithoutPlace !== true) return;
       if (this.#recording >= this.#deps.places.size || this.#recordingBytes + bytes > budget) return;
       this.#recording++;
       this.#recordingBytes += bytes;
@@ -387,14 +395,16 @@ export class AttemptRunner {
     return true;
   }
 
-  /** The in-flight gauge: sends not yet answered, and answered ones still holding their place (no completions being written without one). */
+  /** The gauges: sends not yet answered and answered ones still holding their place; completions being written without one. */
   #countSending(): void {
     this.#deps.metrics.inFlight.set(this.#inFlight.size - this.#recording);
+    this.#deps.metrics.completing.set(this.#recording);
   }
 
   /**
    * Sends a claimed delivery and records its attempt (unless the send was put off); it leaves the
-   * endpoint's flight as it is answered, and `answered` is called before its completion is written.
+   * endpoint's flight as it is answered, and `answered` is called before its attempt is written
+   * (after a Retry-After's hold: a send given the endpoint's turn then sees the hold).
    */
   async #send(job: DeliveryJob, admitted: Admitted, answered: () => void): Promise<void> {
     // At the time the throttle let it through (what its rate limit counted), not a few ms later.
@@ -405,9 +415,7 @@ export class AttemptRunner {
     } finally {
       await this.#deps.throttle.ended(admitted, job.endpoint, result);
     }
-    if (result === null) return;
-    answered();
-    await this.#deps.recorder.record(job, result, at);
+    if (result !== null) await this.#deps.recorder.record(job, result, at, answered);
   }
 
   /** A turn of an endpoint is free (see SendGate): its next waiting delivery is claimed again to take it. */

@@ -133,6 +133,8 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
       sweepBatch: SWEEP_BATCH,
       // A store that answers a moment's completions together (SQLite) refills at an eighth, not half (DueSweep).
       refillShare: store.groupsWrites === true ? REFILL_SHARE_GROUPED : 2,
+      // Its completions answered together freed the places in waves: given back at each answer instead (AttemptRunner).
+      completionsWithoutPlace: store.groupsWrites === true,
       // With replicas, expired leases are taken over and live ones respected.
       releaseLeasesAtStart: shared.soleDispatcher,
       timeoutMs: settings.DELIVERY_TIMEOUT_MS,

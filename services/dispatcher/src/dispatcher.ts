@@ -40,6 +40,8 @@ export interface DispatcherConfig {
   sweepBatch: number;
   /** While behind, a sweep follows once 1/refillShare of the places are free (DueSweep's refillAt); default 2, half. */
   refillShare?: number;
+  /** An answered send gives its place back before its attempt is written (AttemptRunner's completionsWithoutPlace); default false. */
+  completionsWithoutPlace?: boolean;
   /** Free every lease at start: only when no other dispatcher shares the store (embedded mode). */
   releaseLeasesAtStart: boolean;
   /** The attempt's limit (DELIVERY_TIMEOUT_MS): an OAuth token request's too. */
@@ -152,7 +154,22 @@ export class Dispatcher implements Component {
     // A receiver's Retry-After holds its endpoint in the store, for every dispatcher.
     const hold = (job: DeliveryJob, until: number) => store.endpoints.hold(job.tenant, job.endpoint.id, until);
     const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake, hold });
-    this.#runner = new AttemptRunner({ clock, logger, metrics, places, shares, ledger, due, leases, gate, throttle, webhooks, recorder });
+    const completionsWithoutPlace = config.completionsWithoutPlace === true;
+    this.#runner = new AttemptRunner({
+      clock,
+      logger,
+      metrics,
+      places,
+      shares,
+      ledger,
+      due,
+      leases,
+      gate,
+      throttle,
+      webhooks,
+      recorder,
+      completionsWithoutPlace,
+    });
     this.#places = places;
     this.#due = due;
     this.#webhooks = webhooks;

@@ -231,7 +231,7 @@ describe('DueSweep', () => {
     places.give();
     const sweeps = vi.spyOn(sweep, 'sweep');
     sweep.placeFreed();
-    await Promise.resolve();
+    await new Promise(setImmediate);
     expect(sweeps).not.toHaveBeenCalled(); // not behind: the freed place asks for nothing
     sweep.fellBehind(); // with 4 of 4 places free, it sweeps itself
     await until(() => published.length === 3);

@@ -10,6 +10,7 @@ export interface DispatcherMetrics {
   deliveryLatency: Histogram;
   waiting: Gauge;
   inFlight: Gauge;
+  completing: Gauge;
   overTenantShare: Counter;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
@@ -209,6 +210,11 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     inFlight: new Gauge({
       name: 'wirehook_dispatch_in_flight_deliveries',
       help: 'Deliveries being sent right now',
+      registers: [registry],
+    }),
+    completing: new Gauge({
+      name: 'wirehook_dispatch_completing_deliveries',
+      help: 'Answered deliveries whose attempt is being written, their place given back already',
       registers: [registry],
     }),
     overTenantShare: new Counter({

@@ -96,6 +96,17 @@ describe('SendGate', () => {
     ]);
   });
 
+  it('a turn being passed on is a slot in use: its parking full again, no room until the turn is settled', () => {
+    const gate = new SendGate(1);
+    expect(gate.tryEnter(entry(1), false)).toBe(true);
+    for (let i = 2; i <= 5; i++) expect(gate.wait(entry(i), ROOT_CONTEXT)).toBe(true);
+    expect(gate.ended(entry(1)).next?.id).toBe('dlv_2'); // dlv_2 being claimed for the freed slot
+    expect(gate.wait(entry(6), ROOT_CONTEXT)).toBe(true); // 4 of 4 parked again
+    expect(gate.hasRoom('ep_a')).toBe(false);
+    gate.turnSettled('ep_a'); // dlv_2's claim found nothing: the slot is free
+    expect(gate.hasRoom('ep_a')).toBe(true);
+  });
+
   it('a full parking that refuses a delivery asks for a refill too', () => {
     const gate = new SendGate(1);
     for (let i = 1; i <= 5; i++) gate.wait(entry(i), ROOT_CONTEXT);

@@ -79,7 +79,9 @@ export class SendGate {
     // The slots usable now: a cut limit's, not all of them (else each sweep would publish a
     // wake-up per idle slot, each claimed only to be released again while parking is full).
     const usable = Math.min(this.#slots.perEndpoint, this.#capOf(endpointId));
-    if (this.#slots.inUse(endpointId) < usable || !this.#parked.isFull(endpointId)) return true;
+    // A turn being passed on (its taker being claimed) is a slot in use.
+    const inUse = this.#slots.inUse(endpointId) + (this.#passing.get(endpointId) ?? 0);
+    if (inUse < usable || !this.#parked.isFull(endpointId)) return true;
     this.#parked.markOverflowed(endpointId);
     return false;
   }
