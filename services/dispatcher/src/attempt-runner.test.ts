@@ -244,6 +244,26 @@ describe('AttemptRunner', () => {
     expect(told.refill).toBe(2);
   });
 
+  it('one over its tenant’s share goes back; its sends fell to half and rose again while that release was written: marked, the next fall asks', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 7);
+    const { runner, shares, told } = build({ slots: 8, placesPerTenant: 4 });
+    sender.hold();
+    for (const id of ids.slice(0, 4)) await runner.admit(id);
+    afterReleaseOf(ids[4]!, async () => {
+      sender.answer();
+      sender.answer();
+      await until(() => shares.taken(t) === 2); // down to half: its sweep may read before the release
+      await runner.admit(ids[5]!);
+      await runner.admit(ids[6]!); // back to its whole share
+    });
+    await runner.admit(ids[4]!);
+    expect(told.refill).toBe(1);
+    sender.answer();
+    sender.answer();
+    await until(() => told.refill === 2);
+  });
+
   it('one over its tenant’s share goes back while the tenant’s sends go on: no sweep until they end down to half', async () => {
     const { t } = await s.endpoint();
     const [a, b, over] = await s.due(t, 3);
