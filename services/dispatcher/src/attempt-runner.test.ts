@@ -227,6 +227,23 @@ describe('AttemptRunner', () => {
     expect(told.refill).toBe(0);
   });
 
+  it('one the gate cannot park goes back; its queue drained by one (not to half) while that release was written: no sweep, the drain to half asks', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 7);
+    const { runner, told } = build({ slots: 1 });
+    sender.hold();
+    for (const id of ids.slice(0, 5)) await runner.admit(id); // 1 sending, 4 of 4 parked
+    afterReleaseOf(ids[5]!, async () => {
+      sender.answer();
+      await until(() => sender.requests.length === 2); // the second sent: 3 of 4 parked
+    });
+    await runner.admit(ids[5]!);
+    expect(told.refill).toBe(0);
+    sender.answer();
+    await until(() => sender.requests.length === 3); // 2 of 4 parked: half
+    expect(told.refill).toBe(1);
+  });
+
   it('one over its tenant’s share goes back; the tenant’s sends ended while that release was written: the sweep asked again after it', async () => {
     const { t } = await s.endpoint();
     const [a, b, over] = await s.due(t, 3);

@@ -336,9 +336,9 @@ export class AttemptRunner {
         ledger.forget(id);
       }
       await leases.release(job, now);
-      // Left in the store: if its endpoint's queue drained while the release was written, the
-      // sweep that asked for read the store before it (hasRoom refusing marks the endpoint again).
-      if (!parked && gate.hasRoom(entry.endpointId)) due.refill();
+      // Left in the store: if its endpoint's queue drained to half while the release was written,
+      // the sweep that drain asked for read the store before it (SendGate.leftInStore).
+      if (!parked && gate.leftInStore(entry.endpointId)) due.refill();
       return false;
     }
     const admitted = await throttle.admit(job, now);

@@ -109,6 +109,16 @@ describe('DueSweep', () => {
     expect(published).toEqual([otherId]);
   });
 
+  it('publishes no more for an endpoint than its free slots and parking: 1 of 2 slots and 7 of 8 parked, 2 of its 10 due', async () => {
+    const { t, endpoint } = await s.endpoint();
+    const ids = await s.due(t, 10);
+    const { sweep, gate } = sweeper({ places: 20, slots: 2 });
+    expect(gate.tryEnter({ id: 'dlv_sending' as DeliveryId, endpointId: endpoint.id }, false)).toBe(true);
+    for (let i = 0; i < 7; i++) expect(gate.wait({ id: `dlv_parked_${i}` as DeliveryId, endpointId: endpoint.id }, ROOT_CONTEXT)).toBe(true);
+    await sweep.sweep();
+    expect(published).toEqual(ids.slice(0, 2));
+  });
+
   it('a publish that fails: logged, the delivery not on its way, published by the next sweep', async () => {
     const { t } = await s.endpoint();
     const [id] = await s.due(t);

@@ -214,11 +214,14 @@ export class DueSweep {
         page.overShare++;
         continue;
       }
-      // No room: left in the store; the sweep that follows the endpoint's queue draining finds it.
-      if (!gate.hasRoom(endpointId)) continue;
+      // No room (its free slots and parking, less what this sweep published for it): left in the
+      // store, else claimed only to be given back; the sweep that follows its queue draining finds it.
+      const ofEndpoint = page.ofEndpoint.get(endpointId) ?? 0;
+      if (!gate.hasRoom(endpointId, ofEndpoint)) continue;
       ledger.note(id, now);
       page.count++;
       page.ofTenant.set(tenantKey(tenant), ofTenant + 1);
+      page.ofEndpoint.set(endpointId, ofEndpoint + 1);
       try {
         await bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers: dispatchJobHeaders(tenant) });
       } catch (err) {
@@ -266,7 +269,7 @@ export class DueSweep {
       // lone endpoint's backlog drained one share per tick — 10,000 released deliveries took two
       // minutes. (Not `behind`: that would sweep at every finished send while its slots are full.)
       for (const { endpointId } of filled(due, (d) => d.endpointId, gate.perEndpoint)) gate.filledShare(endpointId);
-      const page: PagePublished = { count: 0, ofTenant: new Map(), overShare: 0, leftOver: false };
+      const page: PagePublished = { count: 0, ofTenant: new Map(), ofEndpoint: new Map(), overShare: 0, leftOver: false };
       await this.#publish(due, room, now, page);
       // The page was cut and tenants near their share took some of it (each up to its share):
       // other tenants' due deliveries may lie behind. One more page, of each endpoint's oldest
@@ -289,6 +292,8 @@ export class DueSweep {
 interface PagePublished {
   count: number;
   ofTenant: Map<string, number>;
+  /** Published per endpoint: no more than its free slots and parking (SendGate.hasRoom). */
+  ofEndpoint: Map<string, number>;
   overShare: number;
   /** Due deliveries it listed, not on their way, and did not publish for want of room. */
   leftOver: boolean;

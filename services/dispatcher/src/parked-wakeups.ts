@@ -31,6 +31,16 @@ export class ParkedWakeups {
   }
 
   /** True when `endpointId` can park no more. */
+  /** Whether `endpointId` has half its parking or less taken: the point a drain asks for a refill (`next`). */
+  drainedToHalf(endpointId: string): boolean {
+    return (this.#queues.get(endpointId)?.size ?? 0) <= this.perEndpoint / 2;
+  }
+
+  /** Places left in `endpointId`'s parking. */
+  freeOf(endpointId: string): number {
+    return Math.max(0, this.perEndpoint - (this.#queues.get(endpointId)?.size ?? 0));
+  }
+
   isFull(endpointId: string): boolean {
     return (this.#queues.get(endpointId)?.size ?? 0) >= this.perEndpoint;
   }

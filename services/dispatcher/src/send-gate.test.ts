@@ -107,6 +107,15 @@ describe('SendGate', () => {
     expect(gate.hasRoom('ep_a')).toBe(true);
   });
 
+  it('a delivery left in the store: a sweep at once only if the queue is at half or less; else marked, and the drain to half asks', () => {
+    const gate = new SendGate(1);
+    for (let i = 1; i <= 4; i++) gate.wait(entry(i), ROOT_CONTEXT);
+    gate.passOn('ep_a'); // 3 of 4 parked
+    expect(gate.leftInStore('ep_a')).toBe(false);
+    expect(gate.passOn('ep_a').refill).toBe(true); // 2 of 4: the mark asks
+    expect(gate.leftInStore('ep_a')).toBe(true);
+  });
+
   it('a full parking that refuses a delivery asks for a refill too', () => {
     const gate = new SendGate(1);
     for (let i = 1; i <= 5; i++) gate.wait(entry(i), ROOT_CONTEXT);

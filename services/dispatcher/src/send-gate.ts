@@ -71,17 +71,31 @@ export class SendGate {
   }
 
   /**
-   * Whether a wake-up for `endpointId` could be used now. False when its slots and its
-   * parking are all taken: a wake-up would only be dropped. The endpoint is then marked, and
-   * its queue draining asks for a sweep (`Turn.refill`).
+   * Whether `more` + 1 wake-ups for `endpointId` could be used now (a sweep counts what it
+   * published for the endpoint): its free slots and free parking. False when they are used up:
+   * a wake-up would only be claimed and given back. The endpoint is then marked, and its queue
+   * draining asks for a sweep (`Turn.refill`).
    */
-  hasRoom(endpointId: string): boolean {
+  hasRoom(endpointId: string, more = 0): boolean {
     // The slots usable now: a cut limit's, not all of them (else each sweep would publish a
     // wake-up per idle slot, each claimed only to be released again while parking is full).
     const usable = Math.min(this.#slots.perEndpoint, this.#capOf(endpointId));
     // A turn being passed on (its taker being claimed) is a slot in use.
     const inUse = this.#slots.inUse(endpointId) + (this.#passing.get(endpointId) ?? 0);
-    if (inUse < usable || !this.#parked.isFull(endpointId)) return true;
+    if (more < Math.max(0, usable - inUse) + this.#parked.freeOf(endpointId)) return true;
+    this.#parked.markOverflowed(endpointId);
+    return false;
+  }
+
+  /**
+   * A delivery of `endpointId` that its full parking refused was written back to the store.
+   * @returns true when its queue has drained to half meanwhile (the sweep that drain asked for may
+   * have read the store before the write: the caller sweeps again); else the endpoint is marked,
+   * and its drain to half asks (`Turn.refill`). Never a sweep while the queue is over half: each
+   * would list the endpoint's oldest, claimed only to be given back while its parking is full.
+   */
+  leftInStore(endpointId: string): boolean {
+    if (this.#parked.drainedToHalf(endpointId)) return true;
     this.#parked.markOverflowed(endpointId);
     return false;
   }
