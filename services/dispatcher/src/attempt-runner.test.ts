@@ -227,7 +227,7 @@ describe('AttemptRunner', () => {
     expect(told.refill).toBe(0);
   });
 
-  it('one the gate cannot park goes back; its queue drained by one (not to half) while that release was written: no sweep, the drain to half asks', async () => {
+  it('one the gate cannot park goes back; its queue drained by one (not half) while that release was written: no sweep, the drain to half asks', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 7);
     const { runner, told } = build({ slots: 1 });
