@@ -119,6 +119,19 @@ describe('DueSweep', () => {
     expect(published).toEqual(ids.slice(0, 2));
   });
 
+  it('an endpoint refused for want of room in a page it did not fill is marked: its queue drained to half asks for a sweep', async () => {
+    const { t, endpoint } = await s.endpoint();
+    await s.due(t, 9); // under its share of a page (2 slots + 8 parked = 10): no `filled` mark
+    const { sweep, gate } = sweeper({ places: 20, slots: 2 });
+    const sending = { id: 'dlv_sending' as DeliveryId, endpointId: endpoint.id };
+    gate.tryEnter(sending, false);
+    for (let i = 0; i < 7; i++) gate.wait({ id: `dlv_parked_${i}` as DeliveryId, endpointId: endpoint.id }, ROOT_CONTEXT);
+    await sweep.sweep();
+    expect(published).toHaveLength(2); // 1 slot and 1 parking place free: 7 left in the store
+    const turns = [gate.ended(sending), gate.passOn(endpoint.id), gate.passOn(endpoint.id)];
+    expect(turns.map((turn) => turn.refill)).toEqual([false, false, true]); // 4 of 8 parked: half
+  });
+
   it('a publish that fails: logged, the delivery not on its way, published by the next sweep', async () => {
     const { t } = await s.endpoint();
     const [id] = await s.due(t);

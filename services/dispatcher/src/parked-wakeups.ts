@@ -30,7 +30,6 @@ export class ParkedWakeups {
     return this.#queues.has(endpointId);
   }
 
-  /** True when `endpointId` can park no more. */
   /** Whether `endpointId` has half its parking or less taken: the point a drain asks for a refill (`next`). */
   drainedToHalf(endpointId: string): boolean {
     return (this.#queues.get(endpointId)?.size ?? 0) <= this.perEndpoint / 2;
@@ -39,10 +38,6 @@ export class ParkedWakeups {
   /** Places left in `endpointId`'s parking. */
   freeOf(endpointId: string): number {
     return Math.max(0, this.perEndpoint - (this.#queues.get(endpointId)?.size ?? 0));
-  }
-
-  isFull(endpointId: string): boolean {
-    return (this.#queues.get(endpointId)?.size ?? 0) >= this.perEndpoint;
   }
 
   /**

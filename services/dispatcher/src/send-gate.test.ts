@@ -116,6 +116,15 @@ describe('SendGate', () => {
     expect(gate.leftInStore('ep_a')).toBe(true);
   });
 
+  it('room for more: its usable slots (none below those in use under a cut limit) and its free parking, less what is counted', () => {
+    let cap = 4;
+    const gate = new SendGate(4, () => cap);
+    for (let i = 1; i <= 3; i++) expect(gate.tryEnter(entry(i), false)).toBe(true);
+    expect([gate.hasRoom('ep_a', 16), gate.hasRoom('ep_a', 17)]).toEqual([true, false]); // 1 slot + 16 parking
+    cap = 1; // 3 sending over a limit of 1: no slot free, the parking's 16 still are
+    expect([gate.hasRoom('ep_a', 15), gate.hasRoom('ep_a', 16)]).toEqual([true, false]);
+  });
+
   it('a full parking that refuses a delivery asks for a refill too', () => {
     const gate = new SendGate(1);
     for (let i = 1; i <= 5; i++) gate.wait(entry(i), ROOT_CONTEXT);
