@@ -6,7 +6,7 @@ import type { Kv } from '@wirehook/kv';
 import { type Component, type Logger, OutageLog } from '@wirehook/platform';
 import type { Store } from '@wirehook/store';
 import type { Registry } from 'prom-client';
-import { Dispatcher, type Sender, type TokenSender } from './dispatcher.ts';
+import { Dispatcher, type DispatcherConfig, type Sender, type TokenSender } from './dispatcher.ts';
 import { REFILL_SHARE_GROUPED } from './due-sweep.ts';
 import { backlogReuse, createDispatcherMetrics, registerBacklogMetrics, registerEgressThreadMetrics, registerLaneMetrics } from './metrics.ts';
 import { createThroughputMetrics } from './throughput-metrics.ts';
@@ -83,6 +83,29 @@ const LEASE_MARGIN_MS = 15_000;
 const SWEEP_BATCH = 1_000;
 
 /**
+ * The dispatcher's config from its settings and its store: how it sweeps and gives places back
+ * follows how the store answers its writes (`Store.groupsWrites`: SQLite's group commit).
+ */
+export function dispatcherConfig(settings: DeliverySettings, store: Pick<Store, 'groupsWrites'>, soleDispatcher: boolean): DispatcherConfig {
+  const grouped = store.groupsWrites === true;
+  return {
+    concurrency: settings.DISPATCH_CONCURRENCY,
+    slotsPerEndpoint: settings.ENDPOINT_SLOTS,
+    placesPerTenant: settings.DISPATCH_PLACES_PER_TENANT,
+    leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
+    sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
+    sweepBatch: SWEEP_BATCH,
+    // A store that answers a moment's completions together (SQLite) refills at an eighth, not half (DueSweep).
+    refillShare: grouped ? REFILL_SHARE_GROUPED : 2,
+    // Its completions answered together freed the places in waves: given back at each answer instead (AttemptRunner).
+    completionsWithoutPlace: grouped,
+    // With replicas, expired leases are taken over and live ones respected.
+    releaseLeasesAtStart: soleDispatcher,
+    timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+  };
+}
+
+/**
  * Wires the dispatcher with its egress and the retention job, the same way for the
  * dispatcher service (one replica of many) and embedded mode (the only one).
  */
@@ -124,21 +147,7 @@ export function createDispatcher(settings: DeliverySettings, shared: DeliverySha
     metrics: createDispatcherMetrics(shared.registry),
     kv: shared.kv,
     throughputMetrics: createThroughputMetrics(shared.registry),
-    config: {
-      concurrency: settings.DISPATCH_CONCURRENCY,
-      slotsPerEndpoint: settings.ENDPOINT_SLOTS,
-      placesPerTenant: settings.DISPATCH_PLACES_PER_TENANT,
-      leaseMs: 2 * settings.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
-      sweepIntervalMs: settings.SWEEP_INTERVAL_MS,
-      sweepBatch: SWEEP_BATCH,
-      // A store that answers a moment's completions together (SQLite) refills at an eighth, not half (DueSweep).
-      refillShare: store.groupsWrites === true ? REFILL_SHARE_GROUPED : 2,
-      // Its completions answered together freed the places in waves: given back at each answer instead (AttemptRunner).
-      completionsWithoutPlace: store.groupsWrites === true,
-      // With replicas, expired leases are taken over and live ones respected.
-      releaseLeasesAtStart: shared.soleDispatcher,
-      timeoutMs: settings.DELIVERY_TIMEOUT_MS,
-    },
+    config: dispatcherConfig(settings, store, shared.soleDispatcher),
   });
   // Replicas sharing one store reuse a read for BACKLOG_REUSE_MS; the sole dispatcher reads at each scrape.
   // The first failed read, a summary every 30 s, the recovery: a database down fails every scrape.
