@@ -119,30 +119,6 @@ describe('DueSweep', () => {
     expect(published).toEqual(ids.slice(0, 2));
   });
 
-  it('wake-ups published before and not yet arrived count against an endpoint’s room: the next sweep publishes no more for it', async () => {
-    const { t, endpoint } = await s.endpoint();
-    const ids = await s.due(t, 10);
-    const { sweep, gate } = sweeper({ places: 20, slots: 2 });
-    // 1 of 2 slots sending and 5 of 8 parked: room for 4.
-    gate.tryEnter({ id: 'dlv_sending' as DeliveryId, endpointId: endpoint.id }, false);
-    for (let i = 0; i < 5; i++) gate.wait({ id: `dlv_parked_${i}` as DeliveryId, endpointId: endpoint.id }, ROOT_CONTEXT);
-    await sweep.sweep();
-    expect(published).toEqual(ids.slice(0, 4));
-    // Those 4 not arrived yet (on their way, not parked): a sweep now finds no room left for the endpoint.
-    await sweep.sweep();
-    expect(published).toHaveLength(4);
-    // One of them parks on arrival: it is counted in the parking, not twice.
-    expect(gate.wait({ id: ids[0]!, endpointId: endpoint.id }, ROOT_CONTEXT)).toBe(true);
-    await sweep.sweep();
-    expect(published).toHaveLength(4);
-    // The send ends and a parked one takes its slot: a parking place is free, and the next sweep takes it.
-    expect(gate.ended({ id: 'dlv_sending' as DeliveryId, endpointId: endpoint.id }).next?.id).toBe('dlv_parked_0');
-    expect(gate.tryEnter({ id: 'dlv_parked_0' as DeliveryId, endpointId: endpoint.id }, false)).toBe(true);
-    gate.turnSettled(endpoint.id);
-    await sweep.sweep();
-    expect(published).toEqual(ids.slice(0, 5));
-  });
-
   it('an endpoint refused for want of room in a page it did not fill is marked: its queue drained to half asks for a sweep', async () => {
     const { t, endpoint } = await s.endpoint();
     await s.due(t, 9); // under its share of a page (2 slots + 8 parked = 10): no `filled` mark

@@ -19,7 +19,7 @@ export interface DueSweepDeps {
   /** This dispatcher's places: a sweep publishes no more than are free. */
   places: AttemptPlaces;
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
-  gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare' | 'isParked'>;
+  gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
   /** Whether a tenant has room in its share of the places: the sweep lists and publishes no more of a tenant's than it may send. */
   shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'fullTenants' | 'mayHaveMore'>;
   /** How often the store is swept. */
@@ -206,13 +206,7 @@ export class DueSweep {
         page.leftOver ||= due.slice(i).some((d) => !ledger.isOnItsWay(d.id, now));
         break;
       }
-      if (this.#stopped) continue;
-      if (ledger.isOnItsWay(id, now)) {
-        // A wake-up published before and not yet parked (or sent) will take one of its endpoint's
-        // places when it arrives: counted, so this sweep does not publish it twice over.
-        if (!gate.isParked(id)) page.ofEndpoint.set(endpointId, (page.ofEndpoint.get(endpointId) ?? 0) + 1);
-        continue;
-      }
+      if (this.#stopped || ledger.isOnItsWay(id, now)) continue;
       // Its tenant's share is taken (with what this sweep published for it): left in the store,
       // else claimed only to be given back. The tenant's sends ending ask for the next sweep.
       const ofTenant = page.ofTenant.get(tenantKey(tenant)) ?? 0;
@@ -298,7 +292,7 @@ export class DueSweep {
 interface PagePublished {
   count: number;
   ofTenant: Map<string, number>;
-  /** Published per endpoint, with the wake-ups still coming to it: no more than its free slots and parking (SendGate.hasRoom). */
+  /** Published per endpoint: no more than its free slots and parking (SendGate.hasRoom). */
   ofEndpoint: Map<string, number>;
   overShare: number;
   /** Due deliveries it listed, not on their way, and did not publish for want of room. */

@@ -25,11 +25,6 @@ export class ParkedWakeups {
     return this.#size;
   }
 
-  /** True when delivery `id` waits here. */
-  holds(id: DeliveryId): boolean {
-    return this.#traces.has(id);
-  }
-
   /** True when deliveries of `endpointId` wait here. */
   has(endpointId: string): boolean {
     return this.#queues.has(endpointId);

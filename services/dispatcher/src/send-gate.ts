@@ -57,11 +57,6 @@ export class SendGate {
     return this.#slots.perEndpoint + this.#parked.perEndpoint;
   }
 
-  /** Whether delivery `id` is parked here, waiting for a turn (counted in its endpoint's parking). */
-  isParked(id: DeliveryId): boolean {
-    return this.#parked.holds(id);
-  }
-
   /** Deliveries waiting here for a turn, across endpoints. */
   get waiting(): number {
     return this.#parked.size;
