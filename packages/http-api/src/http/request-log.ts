@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpMetrics, Logger } from '@wirehook/platform';
-import { methodLabel, routeLabel } from './route-label.ts';
+import { methodLabel, requestRoute } from './route-label.ts';
 
 /** Logs each request once it is answered, and feeds the HTTP metrics. Never logs bodies or keys. */
 export function requestLog(logger: Logger, metrics: HttpMetrics) {
@@ -12,7 +12,7 @@ export function requestLog(logger: Logger, metrics: HttpMetrics) {
       'finish',
       context.bind(context.active(), () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        const route = routeLabel(req.originalUrl);
+        const route = requestRoute(req);
         const method = methodLabel(req.method);
         metrics.requests.inc({ method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
         metrics.duration.observe({ method, route }, seconds);

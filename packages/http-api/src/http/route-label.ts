@@ -73,6 +73,16 @@ export function routeLabel(path: string): string {
   return MATCHERS.find((m) => m.pattern.test(bare))?.template ?? UNMATCHED;
 }
 
+/** Each answered request's label, made once: its log line and metrics and its span read it alike. */
+const labels = new WeakMap<object, string>();
+
+/** The template `req.originalUrl` falls under (routeLabel), made once a request. */
+export function requestRoute(req: { originalUrl: string }): string {
+  let label = labels.get(req);
+  if (label === undefined) labels.set(req, (label = routeLabel(req.originalUrl)));
+  return label;
+}
+
 /** The methods the API answers; any other is labelled `other`. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { spansRecorded } from '@wirehook/core';
 import { unrecordedSpan } from '@wirehook/platform';
-import { routeLabel, UNMATCHED } from './route-label.ts';
+import { requestRoute, UNMATCHED } from './route-label.ts';
 
 const TRACER = '@wirehook/gateway';
 
@@ -75,7 +75,7 @@ export function traceRequests(options: TraceOptions = {}) {
       // The route template, not the path (the span name must not hold ids): the metrics' label,
       // read from the path. Express's routing state was reset by the time an error was answered
       // (a 422 of POST /v1/endpoints was named POST /), and how far depended on a turn's timing.
-      const route = routeLabel(req.originalUrl);
+      const route = requestRoute(req);
       if (route !== UNMATCHED) {
         span.setAttribute(ATTR_HTTP_ROUTE, route);
         span.updateName(`${method} ${route}`);
