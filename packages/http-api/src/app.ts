@@ -46,18 +46,18 @@ function apiGuards(deps: PublicApiDeps): RequestHandler[] {
 
 /**
  * POST /v1/messages served ahead of Express's router (routeAhead says why), by the very handlers
- * `baseApp` (given the same `trace`), `publicApi` and its messages router run for it, in their
- * order; `onError`: the app's error handler. Call it on an app made by `baseApp` that mounts
- * `publicApi` at /v1 and nothing before it that a POST there passes through (the gateway's test
- * holds its answers to the router's).
+ * `baseApp`, `publicApi` and its messages router run for it, in their order; `onError`: the app's
+ * error handler. Call it on an app made by `baseApp(deps)` (no traced-path option: the API's paths
+ * hold no credential) that mounts `publicApi` at /v1 and nothing before it that a POST there passes
+ * through (the gateway's test holds its answers to the router's).
  */
-export function sendAhead(app: Express, deps: PublicApiDeps, onError: ErrorRequestHandler, trace: Pick<TraceOptions, 'tracedPath'> = {}): void {
+export function sendAhead(app: Express, deps: PublicApiDeps, onError: ErrorRequestHandler): void {
   routeAhead(app, {
     method: 'POST',
     path: '/v1/messages',
     mountPath: '/v1',
     routePath: '/messages',
-    before: [...baseMiddleware(deps, trace), ...apiGuards(deps)],
+    before: [...baseMiddleware(deps), ...apiGuards(deps)],
     route: sendMessageRoute(deps),
     otherwise: notFound,
     onError,
