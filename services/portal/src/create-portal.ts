@@ -19,7 +19,7 @@ export const PORTAL_DIST_DIR = fileURLToPath(new URL('../dist', import.meta.url)
 export function createPortal(deps: PortalDeps, options: { distDir?: string } = {}): Express {
   const distDir = options.distDir ?? PORTAL_DIST_DIR;
   // A link's path is its token (the only credential), a reload's its session: never in a trace.
-  const app = baseApp(deps, { tracedPath: (path) => path.replace(CREDENTIAL_PATH, (_, kind: string) => `/${kind.toLowerCase()}/${placeholderOf(kind)}`) });
+  const app = baseApp(deps, { tracedPath: redactedPath });
 
   // Vite names files by content: cache them for a year. One not there (a tab still on an
   // earlier build asks for its files) is a 404, not a logged 500.
@@ -70,7 +70,12 @@ export function createPortal(deps: PortalDeps, options: { distDir?: string } = {
  * is no route (`//l/…`, `/l//…`) still holds the credential it was sent with.
  */
 const CREDENTIAL_PATH = /^\/+(l|r)\/+([^/?]+)/i;
-const placeholderOf = (kind: string) => (kind.toLowerCase() === 'l' ? '[token]' : '[session]');
+const placeholderOf = (kind: string) => (kind === 'l' ? '[token]' : '[session]');
+
+/** `path` with its credential as `/l/[token]` or `/r/[session]`: what a trace or a log line may show of it. */
+function redactedPath(path: string): string {
+  return path.replace(CREDENTIAL_PATH, (_, spelled: string) => `/${spelled.toLowerCase()}/${placeholderOf(spelled.toLowerCase())}`);
+}
 
 /**
  * Before an error is logged: the path's token or session becomes `[token]`/`[session]`, in
@@ -83,7 +88,7 @@ function redactLinkCredentials(err: unknown, req: express.Request, _res: express
   const [, spelled, credential] = match as unknown as [string, string, string];
   const kind = spelled.toLowerCase();
   const placeholder = placeholderOf(kind);
-  req.url = req.url.replace(CREDENTIAL_PATH, `/${kind}/${placeholder}`);
+  req.url = redactedPath(req.url);
   const decoded = decodeOrSelf(credential);
   // A link's token is also known by its hash (the session of its reloads).
   const secrets = [credential, decoded, ...(kind === 'l' ? [hashPortalToken(decoded)] : [])];
