@@ -200,13 +200,18 @@ describe('AttemptRunner', () => {
     };
   }
 
-  it('one the gate cannot park goes back; its endpoint’s queue drained while that release was written: the sweep asked again after it', async () => {
+  /** An endpoint of 1 slot and 4 parked (4 a slot), its sends held: 5 of its 6 due admitted, so the sixth finds both full. */
+  async function fullParking() {
     const { t } = await s.endpoint();
-    // 1 slot and 4 parked (4 a slot): the sixth finds both full.
     const ids = await s.due(t, 6);
     const { runner, told } = build({ slots: 1 });
     sender.hold();
     for (const id of ids.slice(0, 5)) await runner.admit(id);
+    return { t, ids, runner, told };
+  }
+
+  it('one the gate cannot park goes back; its endpoint’s queue drained while that release was written: the sweep asked again after it', async () => {
+    const { t, ids, runner, told } = await fullParking();
     afterReleaseOf(ids[5]!, async () => {
       sender.release();
       await allSent(t, ids.slice(0, 5));
@@ -218,21 +223,14 @@ describe('AttemptRunner', () => {
   });
 
   it('one the gate cannot park goes back; its endpoint’s queue still full once that release is written: no sweep asked for', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 6);
-    const { runner, told } = build({ slots: 1 });
-    sender.hold();
-    for (const id of ids) await runner.admit(id);
+    const { ids, runner, told } = await fullParking();
+    await runner.admit(ids[5]!);
     expect(await s.dueAt(s.clock.now(), [ids[5]!])).toEqual([ids[5]]);
     expect(told.refill).toBe(0);
   });
 
   it('one the gate cannot park goes back; its queue drained by one (not half) while that release was written: no sweep, the drain to half asks', async () => {
-    const { t } = await s.endpoint();
-    const ids = await s.due(t, 7);
-    const { runner, told } = build({ slots: 1 });
-    sender.hold();
-    for (const id of ids.slice(0, 5)) await runner.admit(id); // 1 sending, 4 of 4 parked
+    const { ids, runner, told } = await fullParking(); // 1 sending, 4 of 4 parked
     afterReleaseOf(ids[5]!, async () => {
       sender.answer();
       await until(() => sender.requests.length === 2); // the second sent: 3 of 4 parked
