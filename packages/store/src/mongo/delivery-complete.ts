@@ -9,7 +9,7 @@ import { settleMessageStatus } from './message-status.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { COMPLETED_BY_MAJORITY } from './plans/plan.ts';
-import { isFailoverError, isUnconfirmedWrite } from './errors.ts';
+import { isUnconfirmedWrite, unavailableKind } from './errors.ts';
 import { FailureStreak } from './failure-streak.ts';
 import { type Month, monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
@@ -272,8 +272,10 @@ async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: Endpoin
     await endStreak(conn, t, endpointId, attempt.at, { writeConcern: COMPLETED_BY_MAJORITY });
     return 'confirmed';
   } catch (err) {
-    // Not confirmed, or not made through an election: the transaction, which retries through one, clears again under its commit.
-    if (isUnconfirmedWrite(err) || isFailoverError(err)) return 'unconfirmed';
+    // Not confirmed, or not made through an election: the transaction, which retries through one, clears again under its
+    // commit. Not an overload's (a time limit, no pooled connection): a transaction's retries would hold the place for up
+    // to 120 s, past the lease; the completion fails, and the delivery is sent again (at least once).
+    if (isUnconfirmedWrite(err) || unavailableKind(err) === 'failover') return 'unconfirmed';
     throw err;
   }
 }

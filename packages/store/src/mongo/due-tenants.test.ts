@@ -607,6 +607,13 @@ describe('a stale bound moved on without a take (MongoDB, stand-in collections)'
     expect(queue[0]).toMatchObject({ dueAt: taken['dueAt'], seq: 2 });
   });
 
+  it('an entry already counted (seq 4): its take and its move each count one, so it ends at 6 with its delivery listed', async () => {
+    const { conn, queue } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
+    queue[0]!['seq'] = 4;
+    expect((await dueDeliveries(conn, 10_000, 10, 5)).map((d) => d.id)).toEqual(['dlv_ep_1']);
+    expect(queue[0]).toMatchObject({ seq: 6 });
+  });
+
   it('a stale bound another sweep took and moved back since this one read it is left as that sweep left it', async () => {
     const { conn, queue, deliveries } = store([{ id: 'ep_1', orgId: 'org_1', dueAt: 5_000 }]);
     deliveries[0]!['dueAt'] = 40_000;

@@ -752,6 +752,11 @@ describe('a completion’s commands (MongoDB)', () => {
       'deliveries.findOneAndUpdate (txn)',
     ]);
     expect(lost.log).toContain('endpoints.updateOne (txn)');
+    // An overload's (the server's time limit, 50): no transaction to retry it for up to 120 s; the completion fails.
+    const slow = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
+    const overloaded = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: slow });
+    expect(await overloaded.complete(SUCCESS)).toEqual({ failed: slow });
+    expect(overloaded.log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
   });
 
   it('one that disables its endpoint, or whose delivery fails for good, still goes through the transaction', async () => {
