@@ -250,8 +250,9 @@ describe('a worker thread (thread-entry.mjs)', () => {
       `import { once } from 'node:events';
 import { startThread } from ${JSON.stringify(new URL('./worker-thread.ts', import.meta.url).href)};
 const worker = startThread(new URL(${JSON.stringify(thread.href)}), { argv: ${stay ? "['--stay']" : '[]'} });
+${stay ? '' : "const exited = once(worker, 'exit'); // before its message: an ending thread's last message and its exit come in one turn"}
 const [reply] = await once(worker, 'message');
-${stay ? 'await worker.terminate();' : "await once(worker, 'exit');"}
+${stay ? 'await worker.terminate();' : 'await exited;'}
 process.stdout.write(JSON.stringify(reply));
 `,
     );
