@@ -61,10 +61,11 @@ export class SqliteConnection {
   /**
    * Runs `fn` in the next group commit (see GroupCommit): with the other writes of this
    * turn of the event loop, in one transaction (one that throws is undone alone); settles once
-   * the commit is on disk (`durable: false`: once committed; see GroupCommit.run). `fn`
-   * must not begin a transaction itself, and may run twice (GroupCommit.run says what else it must not do).
+   * the commit is on disk (`durable: false`: once committed; see GroupCommit.run; `bulky`: may
+   * wait for the next batch, lighter writes queued after it going first). `fn` must not begin a
+   * transaction itself, and may run twice (GroupCommit.run says what else it must not do).
    */
-  batched<T>(fn: () => T, options?: { durable?: boolean }): Promise<T> {
+  batched<T>(fn: () => T, options?: { durable?: boolean; bulky?: boolean }): Promise<T> {
     return this.#groupCommit.run(fn, options);
   }
 

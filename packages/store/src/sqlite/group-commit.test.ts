@@ -409,6 +409,67 @@ describe('GroupCommit', () => {
     });
   });
 
+  describe('bulky writes: a share of each batch (BULKY_SHARE_MS), the lighter writes queued behind them not kept waiting', () => {
+    /** A GroupCommit on `db` whose clock moves only when a write says it took time. */
+    function timed(bulkyShareMs: number) {
+      let clock = 0;
+      const gc = new GroupCommit(db, undefined, 5_000, { bulkyShareMs, now: () => clock });
+      const order: string[] = [];
+      /** A write of `k` that takes `ms`, noting what the second connection (committed rows only) saw as it ran. */
+      const write = (k: string, ms: number) => () => {
+        order.push(`${k} saw ${keys().join(',') || 'none'}`);
+        clock += ms;
+        return insert(k)();
+      };
+      return { gc, order, write };
+    }
+
+    it('bulky writes past the share wait for the next batch; a light write queued after them commits first', async () => {
+      const { gc, order, write } = timed(4);
+      // 3 ms each: b1 ends at 3 (< 4, so b2 runs), b2 at 6: b3 waits; l1 is light and runs.
+      const done = Promise.all([
+        gc.run(write('b1', 3), { bulky: true }),
+        gc.run(write('b2', 3), { bulky: true }),
+        gc.run(write('b3', 3), { bulky: true }),
+        gc.run(write('l1', 3)),
+      ]);
+      await expect(done).resolves.toEqual([1, 1, 1, 1]);
+      expect(order).toEqual(['b1 saw none', 'b2 saw none', 'l1 saw none', 'b3 saw b1,b2,l1']);
+      gc.close();
+    });
+
+    it('within the share they run in one batch, in their order', async () => {
+      const { gc, order, write } = timed(10);
+      // 3 + 3 + 3 = 9 < 10: nothing waits.
+      const done = Promise.all([
+        gc.run(write('b1', 3), { bulky: true }),
+        gc.run(write('b2', 3), { bulky: true }),
+        gc.run(write('b3', 3), { bulky: true }),
+        gc.run(write('l1', 3)),
+      ]);
+      await expect(done).resolves.toEqual([1, 1, 1, 1]);
+      expect(order).toEqual(['b1 saw none', 'b2 saw none', 'b3 saw none', 'l1 saw none']);
+      gc.close();
+    });
+
+    it('a batch runs its first write even past the share (the queue moves on), and a bulky one waiting keeps its place among the bulky', async () => {
+      const { gc, order, write } = timed(0);
+      const done = Promise.all([gc.run(write('b1', 1), { bulky: true }), gc.run(write('b2', 1), { bulky: true }), gc.run(write('b3', 1), { bulky: true })]);
+      await expect(done).resolves.toEqual([1, 1, 1]);
+      expect(order).toEqual(['b1 saw none', 'b2 saw b1', 'b3 saw b1,b2']);
+      gc.close();
+    });
+
+    it('closing commits the bulky writes waiting, share or not', async () => {
+      const { gc, write } = timed(0);
+      const pending = [gc.run(write('b1', 5), { bulky: true }), gc.run(write('b2', 5), { bulky: true })];
+      gc.close();
+      // Committed within close (the connection closes next): not left for a batch after it.
+      expect(keys()).toEqual(['b1', 'b2']);
+      await expect(Promise.all(pending)).resolves.toEqual([1, 1]);
+    });
+  });
+
   it('commits what is queued when closed', async () => {
     const pending = commit.run(insert('late'));
     commit.close();

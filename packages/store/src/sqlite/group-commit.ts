@@ -5,16 +5,20 @@ interface QueuedWrite {
   fn: () => unknown;
   /** Settle only once the commit is on disk; false: as soon as it is committed. */
   durable: boolean;
+  /** Many rows (GroupCommit.run's `bulky`): may wait for the next batch once this one has run BULKY_SHARE_MS. */
+  bulky: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
-/** A batch's writes run: each one's outcome, and the tallies they merged into. */
+/** A batch's writes run: those that ran with each one's outcome, the tallies they merged into, and the bulky ones left for the next batch. */
 interface BatchRun {
+  ran: QueuedWrite[];
   outcomes: Outcome[];
   tallies: Map<unknown, BatchTally>;
+  deferred: QueuedWrite[];
 }
 
 /**
@@ -46,6 +50,21 @@ const SQLITE_BUSY = 5;
 const isBusy = (err: unknown): boolean => (((err as { errcode?: number }).errcode ?? 0) & 0xff) === SQLITE_BUSY;
 /** How often a batch tries again for the write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
+/**
+ * How long a batch runs bulky writes before the rest of them wait for the next batch: a moment's
+ * 64 fan-out messages (1,344 rows) ran 25–55 ms in one transaction, and every claim and completion
+ * queued behind them waited for all of it, the sends idle meanwhile — while intake ran, fan-out
+ * delivered at about half its rate after (docs/benchmarks.md, sixty-first session). 2 and 4 ms
+ * measured alike; 8 ms kept most of the wait.
+ */
+export const BULKY_SHARE_MS = 4;
+
+/** What a GroupCommit measures a batch's share of bulky writes with (a test's own clock). */
+export interface GroupCommitTiming {
+  bulkyShareMs: number;
+  /** A monotonic clock, in ms. */
+  now: () => number;
+}
 
 /**
  * Group commit for one SQLite connection in WAL mode. Writes queued during one turn of the
@@ -88,11 +107,18 @@ export class GroupCommit {
   #savepoints = false;
   /** `SELECT total_changes()`, prepared on first use. */
   #changes: StatementSync | undefined;
+  readonly #timing: GroupCommitTiming;
 
-  constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number) {
+  constructor(
+    db: DatabaseSync,
+    walFile: string | undefined,
+    busyTimeoutMs: number,
+    timing: GroupCommitTiming = { bulkyShareMs: BULKY_SHARE_MS, now: () => performance.now() },
+  ) {
     this.#db = db;
     this.#walFile = walFile;
     this.#busyTimeoutMs = busyTimeoutMs;
+    this.#timing = timing;
   }
 
   /**
@@ -103,11 +129,18 @@ export class GroupCommit {
    * the database by INSERT, UPDATE and DELETE statements run to their end only (no schema change,
    * no PRAGMA, no statement left half-iterated): SQLite's count of changed rows tells whether one
    * that throws changed anything (#commit). It may run twice; what it returns the first time is dropped.
+   *
+   * `bulky`: a write of many rows (a message with its deliveries). Once a batch has run its
+   * writes for `BULKY_SHARE_MS`, the bulky ones left wait for the next batch (in their order),
+   * and the lighter writes queued behind them run in this one; the thread takes in what arrived
+   * meanwhile before that next batch. So a light write may commit before a bulky one queued
+   * earlier: a write is bulky only when no write queued after it can depend on it (nothing can
+   * name a message's rows before its create answers).
    */
-  run<T>(fn: () => T, { durable = true }: { durable?: boolean } = {}): Promise<T> {
+  run<T>(fn: () => T, { durable = true, bulky = false }: { durable?: boolean; bulky?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       // The queue holds writes of every T; each write settles with its own fn's value.
-      this.#queued.push({ fn, durable, resolve: resolve as (value: unknown) => void, reject });
+      this.#queued.push({ fn, durable, bulky, resolve: resolve as (value: unknown) => void, reject });
       if (this.#flushScheduled) return;
       this.#flushScheduled = true;
       // After this turn's I/O callbacks: requests that arrived together commit together.
@@ -123,7 +156,7 @@ export class GroupCommit {
   flush({ wait = false }: { wait?: boolean } = {}): void {
     this.#flushScheduled = false;
     if (this.#queued.length === 0) return;
-    let outcomes: Outcome[] | undefined;
+    let run: BatchRun | undefined;
     let batch: QueuedWrite[] = [];
     const onDisk = this.#walFile !== undefined;
     try {
@@ -133,8 +166,9 @@ export class GroupCommit {
       if (!this.#begin(wait)) return;
       batch = this.#queued;
       this.#queued = [];
-      outcomes = this.#commit(batch, this.#savepoints);
-      this.#savepoints = outcomes === undefined;
+      // Closing: everything now, no share left for a next batch.
+      run = this.#commit(batch, this.#savepoints, wait ? Number.POSITIVE_INFINITY : this.#timing.bulkyShareMs);
+      this.#savepoints = run === undefined;
     } catch (err) {
       this.#savepoints = false;
       if (batch.length === 0) {
@@ -147,22 +181,31 @@ export class GroupCommit {
     } finally {
       if (onDisk && this.#db.isOpen) this.#db.exec('PRAGMA synchronous = FULL');
     }
-    if (outcomes === undefined) {
+    if (run === undefined) {
       // Rolled back: again, a savepoint a write, first in the queue, taking the lock as any batch does.
       this.#queued = [...batch, ...this.#queued];
       this.flush({ wait });
       return;
     }
+    if (run.deferred.length > 0) {
+      // First in the next batch, after the calls that arrived meanwhile have joined the queue.
+      this.#queued = [...run.deferred, ...this.#queued];
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    }
+    const { ran, outcomes } = run;
     const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
       if (err) write.reject(err);
       else if (outcome.ok) write.resolve(outcome.value);
       else write.reject(outcome.err);
     };
     const durable: number[] = [];
-    batch.forEach((write, i) => (write.durable ? durable.push(i) : settle(write, outcomes[i]!, null)));
+    ran.forEach((write, i) => (write.durable ? durable.push(i) : settle(write, outcomes[i]!, null)));
     if (durable.length === 0) return;
     this.#afterSync((err) => {
-      for (const i of durable) settle(batch[i]!, outcomes[i]!, err);
+      for (const i of durable) settle(ran[i]!, outcomes[i]!, err);
     });
   }
 
@@ -261,10 +304,10 @@ export class GroupCommit {
    * alone if it throws, as every batch once ran. Its writes run twice then, which they may: each
    * is a function of the database alone, and what it returned the first time is dropped.
    */
-  #commit(batch: QueuedWrite[], savepoints: boolean): Outcome[] | undefined {
+  #commit(batch: QueuedWrite[], savepoints: boolean, bulkyShareMs: number): BatchRun | undefined {
     let run: BatchRun | undefined;
     try {
-      run = this.#run(batch, savepoints);
+      run = this.#run(batch, savepoints, bulkyShareMs);
       this.#db.exec(run === undefined ? 'ROLLBACK' : 'COMMIT');
     } catch (err) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
@@ -279,20 +322,30 @@ export class GroupCommit {
         process.emitWarning(`wirehook: after a commit: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return run.outcomes;
+    return run;
   }
 
   /**
    * Runs each write of the batch, then flushes its tallies (not committing). `savepoints`: each
-   * write in one, so one that throws is undone alone. @returns undefined, without savepoints,
+   * write in one, so one that throws is undone alone. A bulky write found after `bulkyShareMs`
+   * of the batch is left for the next (`deferred`). @returns undefined, without savepoints,
    * when a write threw after changing rows (the batch must be undone).
    */
-  #run(batch: QueuedWrite[], savepoints: boolean): BatchRun | undefined {
+  #run(batch: QueuedWrite[], savepoints: boolean, bulkyShareMs: number): BatchRun | undefined {
+    const ran: QueuedWrite[] = [];
     const outcomes: Outcome[] = [];
+    const deferred: QueuedWrite[] = [];
     const tallies = new Map<unknown, BatchTally>();
+    const startedAt = this.#timing.now();
     this.#tallies = tallies;
     try {
       for (const write of batch) {
+        // Never the batch's first: every batch moves the queue on.
+        if (write.bulky && ran.length > 0 && this.#timing.now() - startedAt >= bulkyShareMs) {
+          deferred.push(write);
+          continue;
+        }
+        ran.push(write);
         this.#staged = [];
         const changesBefore = savepoints ? 0 : this.#totalChanges();
         if (savepoints) this.#db.exec('SAVEPOINT group_write');
@@ -322,7 +375,7 @@ export class GroupCommit {
       // that stages more writes it at once, in this transaction (stage outside a batch).
       this.#tallies = undefined;
       for (const tally of tallies.values()) tally.flush();
-      return { outcomes, tallies };
+      return { ran, outcomes, tallies, deferred };
     } finally {
       this.#tallies = undefined;
       this.#staged = [];

@@ -13,84 +13,90 @@ import { checkLimits, countSend, readCounters } from './usage-tally.ts';
 // the other writes of the moment, undone alone if it throws), so the idempotency lookup, the
 // counter checks and the writes see one state, whichever process sends next.
 
-/** Writes a message with its deliveries and counters, or returns the idempotent original (in the next group commit). */
+/**
+ * Writes a message with its deliveries and counters, or returns the idempotent original (in the
+ * next group commit). Bulky: a fan-out message writes a row a delivery, and nothing queued after
+ * it can name them (GroupCommit.run).
+ */
 export function createMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): Promise<CreatedMessage> {
-  return conn.batched(() => {
-    const earlier = findIdempotent(conn, t, input);
-    if (earlier !== null) {
-      const counters = readCounters(conn, input.counters, input.createdAt).values;
-      return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters };
-    }
-    // The limits first (the reads pass over expired rows): a send refused at its limit changes
-    // no row, so its group commit does not run again (GroupCommit's #commit). The counters
-    // themselves are written once a batch (usage-tally.ts).
-    const counterReads = readCounters(conn, input.counters, input.createdAt);
-    checkLimits(input.counters, counterReads.values);
+  return conn.batched(() => writeMessage(conn, t, input), { bulky: true });
+}
 
-    const consumerId = findOrCreateConsumer(conn, t, input);
-    const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint) => ({
-      ...endpoint,
-      deliveryId: newDeliveryId(input),
-    }));
-    const message: Message = {
-      id: input.id,
+function writeMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): CreatedMessage {
+  const earlier = findIdempotent(conn, t, input);
+  if (earlier !== null) {
+    const counters = readCounters(conn, input.counters, input.createdAt).values;
+    return { message: earlier, deliveryIds: deliveryIdsOf(conn, earlier), dueDeliveryIds: [], created: false, counters };
+  }
+  // The limits first (the reads pass over expired rows): a send refused at its limit changes
+  // no row, so its group commit does not run again (GroupCommit's #commit). The counters
+  // themselves are written once a batch (usage-tally.ts).
+  const counterReads = readCounters(conn, input.counters, input.createdAt);
+  checkLimits(input.counters, counterReads.values);
+
+  const consumerId = findOrCreateConsumer(conn, t, input);
+  const targets = matchingEndpoints(conn, t, consumerId, input.eventType, input.onlyEndpointId).map((endpoint) => ({
+    ...endpoint,
+    deliveryId: newDeliveryId(input),
+  }));
+  const message: Message = {
+    id: input.id,
+    consumerId,
+    eventType: input.eventType,
+    payload: input.payload,
+    idempotencyKey: input.idempotencyKey,
+    orderingKey: input.orderingKey ?? null,
+    createdAt: input.createdAt,
+    status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
+  };
+  conn
+    .statement(
+      `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status, ordering_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      message.id,
+      t.orgId,
+      t.env,
       consumerId,
-      eventType: input.eventType,
-      payload: input.payload,
-      idempotencyKey: input.idempotencyKey,
-      orderingKey: input.orderingKey ?? null,
-      createdAt: input.createdAt,
-      status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
-    };
-    conn
-      .statement(
-        `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status, ordering_key)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        message.id,
-        t.orgId,
-        t.env,
-        consumerId,
-        message.eventType,
-        message.payload,
-        message.idempotencyKey,
-        message.createdAt,
-        message.status,
-        message.orderingKey ?? null,
-      );
-    // A delivery claimed here is written leased, as a claim would leave it (lease_token 1), and returned as a job.
-    const insertDelivery = conn.statement(
-      `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
-                               next_attempt_at, manual, lease_until, lease_token, created_at, held, ordering_key, sequence, lane_wait)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      message.eventType,
+      message.payload,
+      message.idempotencyKey,
+      message.createdAt,
+      message.status,
+      message.orderingKey ?? null,
     );
-    const reads = newJobReads();
-    reads.messages.set(message.id, { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt });
-    const claimed: DeliveryJob[] = [];
-    const dueDeliveryIds: DeliveryId[] = [];
-    for (const target of targets) {
-      // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
-      const key = target.ordering === 'key' ? (message.orderingKey ?? null) : null;
-      const lane = key === null ? null : joinLane(conn, t, target.id, key, target.deliveryId, message.createdAt);
-      const laneColumns = [key, lane?.sequence ?? null, lane?.wait === true ? 1 : 0] as const;
-      const active = target.status === 'active';
-      const due = active && lane?.wait !== true;
-      const claim = due && input.claim !== undefined && claimed.length < input.claim.max ? input.claim : undefined;
-      const values = [target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt] as const;
-      if (claim === undefined) {
-        insertDelivery.run(...values, null, 0, message.createdAt, active ? 0 : 1, ...laneColumns);
-        if (due) dueDeliveryIds.push(target.deliveryId);
-        continue;
-      }
-      const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0, ...laneColumns);
-      if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
-      claimed.push(deliveryJob(conn, row, input.createdAt, reads, target.row));
+  // A delivery claimed here is written leased, as a claim would leave it (lease_token 1), and returned as a job.
+  const insertDelivery = conn.statement(
+    `INSERT INTO deliveries (id, org_id, env, message_id, endpoint_id, url, status, attempt_count, policy_attempts,
+                             next_attempt_at, manual, lease_until, lease_token, created_at, held, ordering_key, sequence, lane_wait)
+     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, 0, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const reads = newJobReads();
+  reads.messages.set(message.id, { id: message.id, eventType: message.eventType, payload: message.payload, createdAt: message.createdAt });
+  const claimed: DeliveryJob[] = [];
+  const dueDeliveryIds: DeliveryId[] = [];
+  for (const target of targets) {
+    // An ordered endpoint's delivery joins its key's lane; behind an open head it waits.
+    const key = target.ordering === 'key' ? (message.orderingKey ?? null) : null;
+    const lane = key === null ? null : joinLane(conn, t, target.id, key, target.deliveryId, message.createdAt);
+    const laneColumns = [key, lane?.sequence ?? null, lane?.wait === true ? 1 : 0] as const;
+    const active = target.status === 'active';
+    const due = active && lane?.wait !== true;
+    const claim = due && input.claim !== undefined && claimed.length < input.claim.max ? input.claim : undefined;
+    const values = [target.deliveryId, t.orgId, t.env, message.id, target.id, target.url, message.createdAt] as const;
+    if (claim === undefined) {
+      insertDelivery.run(...values, null, 0, message.createdAt, active ? 0 : 1, ...laneColumns);
+      if (due) dueDeliveryIds.push(target.deliveryId);
+      continue;
     }
-    const deliveryIds = targets.map((target) => target.deliveryId);
-    const counters = countSend(conn, input.counters, input.createdAt, counterReads);
-    return { message, deliveryIds, dueDeliveryIds, ...(claimed.length > 0 ? { claimed } : {}), created: true, counters };
-  });
+    const row = insertDelivery.get(...values, claim.leaseUntil, 1, message.createdAt, 0, ...laneColumns);
+    if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
+    claimed.push(deliveryJob(conn, row, input.createdAt, reads, target.row));
+  }
+  const deliveryIds = targets.map((target) => target.deliveryId);
+  const counters = countSend(conn, input.counters, input.createdAt, counterReads);
+  return { message, deliveryIds, dueDeliveryIds, ...(claimed.length > 0 ? { claimed } : {}), created: true, counters };
 }
 
 function findIdempotent(conn: SqliteConnection, t: Tenant, input: NewMessage): Message | null {

@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { PlanLimitError, type OrgId, type Tenant } from '@wirehook/core';
+import { claimRef } from '../ports/delivery-port.ts';
 import type { CreatedMessage } from '../ports/message-port.ts';
 import { describe, expect, it } from 'vitest';
 import { DAY, HOUR, LEASE_MS, MessageFixtures } from '../../test/contract/message-fixtures.ts';
@@ -47,6 +48,26 @@ describe('SQLite store', () => {
     const none = await m.send(t, { createdAt: now });
     expect(none.claimed).toBeUndefined();
     expect(none.dueDeliveryIds).toHaveLength(2);
+  });
+
+  it('a completion queued behind a moment of fan-out messages commits before them: creates are bulky, a batch runs 4 ms of them', async () => {
+    const store = openFile(tempFile());
+    const m = new MessageFixtures(fixtures(store));
+    const { t, consumer } = await m.scene();
+    for (let i = 1; i < 20; i++) await m.hook(t, consumer); // 20 endpoints: a delivery each a message
+    const now = Date.now();
+    const job = (await m.send(t, { createdAt: now, claim: { max: 1, leaseUntil: now + LEASE_MS } })).claimed![0]!;
+    // 100 messages of 20 deliveries (2,000 rows, tens of ms of one thread) and then the completion, all in one turn.
+    const settled: string[] = [];
+    // The store's own calls, both one async step from the write's promise: they settle in the order their writes do.
+    const creates = Array.from({ length: 100 }, (_, i) =>
+      store.messages.create(t, m.newMessage({ createdAt: now })).then(() => settled.push(`create ${i + 1}`)),
+    );
+    const completion = store.deliveries.complete(claimRef(job), m.succeeded(job, now)).then(() => settled.push('completion'));
+    await Promise.all([...creates, completion]);
+    // Without the share, one batch: all settle at its fsync in queue order, the completion last.
+    expect(settled.indexOf('completion')).toBeLessThan(settled.indexOf('create 100'));
+    expect(settled).toHaveLength(101);
   });
 
   it('shares a page between backlogged endpoints, and fills it when some have only a few due', async () => {
