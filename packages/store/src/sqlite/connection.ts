@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, type BatchTally } from './group-commit.ts';
+import { BULKY_SHARE_MS, GroupCommit, threadCpuMs, type BatchTally } from './group-commit.ts';
 
 /** How long a write waits for another connection's lock (the admin CLI vs the server; cluster mode's processes). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -12,10 +12,10 @@ export class SqliteConnection {
   readonly #beforeClose: (() => void)[] = [];
   #closing = false;
 
-  /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. */
-  constructor(db: DatabaseSync, walFile?: string) {
+  /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. `bulkyShareMs`: see GroupCommit.run. */
+  constructor(db: DatabaseSync, walFile?: string, bulkyShareMs = BULKY_SHARE_MS) {
     this.db = db;
-    this.#groupCommit = new GroupCommit(db, walFile, SQLITE_BUSY_TIMEOUT_MS);
+    this.#groupCommit = new GroupCommit(db, walFile, SQLITE_BUSY_TIMEOUT_MS, { bulkyShareMs, now: threadCpuMs });
   }
 
   /**

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit, type BatchTally } from './group-commit.ts';
 
 let dir: string;
+let path: string;
 let db: DatabaseSync;
 let commit: GroupCommit;
 /** A second connection: sees only what was committed. */
@@ -13,7 +14,7 @@ let reader: DatabaseSync;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'wirehook-group-commit-'));
-  const path = join(dir, 'db.sqlite');
+  path = join(dir, 'db.sqlite');
   db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (k TEXT PRIMARY KEY)');
   commit = new GroupCommit(db, `${path}-wal`, 5_000);
@@ -410,10 +411,10 @@ describe('GroupCommit', () => {
   });
 
   describe('bulky writes: a share of each batch (BULKY_SHARE_MS), the lighter writes queued behind them not kept waiting', () => {
-    /** A GroupCommit on `db` whose clock moves only when a write says it took time. */
-    function timed(bulkyShareMs: number) {
+    /** A GroupCommit on `db` (its WAL fsynced unless `wal` is false) whose clock moves only when a write says it took time. */
+    function timed(bulkyShareMs: number, { wal = true } = {}) {
       let clock = 0;
-      const gc = new GroupCommit(db, undefined, 5_000, { bulkyShareMs, now: () => clock });
+      const gc = new GroupCommit(db, wal ? `${path}-wal` : undefined, 5_000, { bulkyShareMs, now: () => clock });
       const order: string[] = [];
       /** A write of `k` that takes `ms`, noting what the second connection (committed rows only) saw as it ran. */
       const write = (k: string, ms: number) => () => {
@@ -460,13 +461,37 @@ describe('GroupCommit', () => {
       gc.close();
     });
 
-    it('closing commits the bulky writes waiting, share or not', async () => {
-      const { gc, write } = timed(0);
-      const pending = [gc.run(write('b1', 5), { bulky: true }), gc.run(write('b2', 5), { bulky: true })];
+    it('a batch that fails at its end rejects the writes it ran; those it left run in the next, on their own', async () => {
+      const { gc, write } = timed(4);
+      const failing: BatchTally = {
+        flush: () => {
+          throw new Error('the tally could not be written');
+        },
+      };
+      const a = () => {
+        gc.stage(
+          'failing',
+          () => failing,
+          () => {},
+        );
+        return write('a', 5)();
+      };
+      const results = await Promise.allSettled([gc.run(a, { bulky: true }), gc.run(write('b', 1), { bulky: true })]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual(['Error: the tally could not be written', 1]);
+      expect(keys()).toEqual(['b']);
+      gc.close();
+    });
+
+    it('closing commits the bulky writes still waiting, all at once', async () => {
+      // No fsync: b1 settles within its batch's flush, before the next batch's turn.
+      const { gc, write } = timed(0, { wal: false });
+      const pending = [gc.run(write('b1', 5), { bulky: true }), gc.run(write('b2', 5), { bulky: true }), gc.run(write('b3', 5), { bulky: true })];
+      await pending[0]; // the first batch ran b1 and left b2 and b3 for the next
+      expect(keys()).toEqual(['b1']);
       gc.close();
       // Committed within close (the connection closes next): not left for a batch after it.
-      expect(keys()).toEqual(['b1', 'b2']);
-      await expect(Promise.all(pending)).resolves.toEqual([1, 1]);
+      expect(keys()).toEqual(['b1', 'b2', 'b3']);
+      await expect(Promise.all(pending)).resolves.toEqual([1, 1, 1]);
     });
   });
 

@@ -51,19 +51,27 @@ const isBusy = (err: unknown): boolean => (((err as { errcode?: number }).errcod
 /** How often a batch tries again for the write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
 /**
- * How long a batch runs bulky writes before the rest of them wait for the next batch: a moment's
- * 64 fan-out messages (1,344 rows) ran 25–55 ms in one transaction, and every claim and completion
- * queued behind them waited for all of it, the sends idle meanwhile — while intake ran, fan-out
- * delivered at about half its rate after (docs/benchmarks.md, sixty-first session). 2 and 4 ms
- * measured alike; 8 ms kept most of the wait.
+ * How long a batch runs bulky writes before the rest of them wait for the next batch, in ms of the
+ * writer thread's CPU: a moment's 64 fan-out messages (1,344 rows) ran 25–55 ms in one transaction,
+ * and every claim and completion queued behind them waited for all of it, the sends idle meanwhile
+ * — while intake ran, fan-out delivered at about half its rate after (docs/benchmarks.md,
+ * sixty-first session). 2 and 4 ms measured alike; 8 ms kept most of the wait. The thread's CPU,
+ * not the wall clock: a thread descheduled mid-batch (two cores, five busy threads) would end its
+ * batch after a create or two, and each extra commit writes the same index pages to the WAL again.
  */
 export const BULKY_SHARE_MS = 4;
 
 /** What a GroupCommit measures a batch's share of bulky writes with (a test's own clock). */
 export interface GroupCommitTiming {
   bulkyShareMs: number;
-  /** A monotonic clock, in ms. */
+  /** A clock that never steps back, in ms: the thread's CPU time unless a test gives its own. */
   now: () => number;
+}
+
+/** This thread's CPU time (user and system), in ms: what BULKY_SHARE_MS is measured in. */
+export function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1_000;
 }
 
 /**
@@ -108,12 +116,14 @@ export class GroupCommit {
   /** `SELECT total_changes()`, prepared on first use. */
   #changes: StatementSync | undefined;
   readonly #timing: GroupCommitTiming;
+  /** The bulky writes the batch now running left for the next (#run), until flush takes them. */
+  #leftOver: QueuedWrite[] = [];
 
   constructor(
     db: DatabaseSync,
     walFile: string | undefined,
     busyTimeoutMs: number,
-    timing: GroupCommitTiming = { bulkyShareMs: BULKY_SHARE_MS, now: () => performance.now() },
+    timing: GroupCommitTiming = { bulkyShareMs: BULKY_SHARE_MS, now: threadCpuMs },
   ) {
     this.#db = db;
     this.#walFile = walFile;
@@ -131,7 +141,7 @@ export class GroupCommit {
    * that throws changed anything (#commit). It may run twice; what it returns the first time is dropped.
    *
    * `bulky`: a write of many rows (a message with its deliveries). Once a batch has run its
-   * writes for `BULKY_SHARE_MS`, the bulky ones left wait for the next batch (in their order),
+   * writes for `BULKY_SHARE_MS` of the thread's CPU, the bulky ones left wait for the next batch (in their order),
    * and the lighter writes queued behind them run in this one; the thread takes in what arrived
    * meanwhile before that next batch. So a light write may commit before a bulky one queued
    * earlier: a write is bulky only when no write queued after it can depend on it (nothing can
@@ -158,6 +168,7 @@ export class GroupCommit {
     if (this.#queued.length === 0) return;
     let run: BatchRun | undefined;
     let batch: QueuedWrite[] = [];
+    this.#leftOver = [];
     const onDisk = this.#walFile !== undefined;
     try {
       // Our own fsync makes the commit durable; any other transaction keeps FULL. (Not
@@ -175,26 +186,24 @@ export class GroupCommit {
         batch = this.#queued;
         this.#queued = [];
       }
-      // BEGIN or COMMIT failed (busy, disk full, closed): nothing of the batch was written.
-      for (const write of batch) write.reject(err);
+      // BEGIN or COMMIT failed (busy, disk full, closed): nothing of the batch was written. The
+      // writes left for the next batch did not run: they go first in it, to fail there (or not) on their own.
+      const notRun = new Set(this.#leftOver.splice(0));
+      for (const write of batch) if (!notRun.has(write)) write.reject(err);
+      if (notRun.size > 0) this.#requeue([...notRun]);
       return;
     } finally {
       if (onDisk && this.#db.isOpen) this.#db.exec('PRAGMA synchronous = FULL');
     }
     if (run === undefined) {
       // Rolled back: again, a savepoint a write, first in the queue, taking the lock as any batch does.
+      this.#leftOver = [];
       this.#queued = [...batch, ...this.#queued];
       this.flush({ wait });
       return;
     }
-    if (run.deferred.length > 0) {
-      // First in the next batch, after the calls that arrived meanwhile have joined the queue.
-      this.#queued = [...run.deferred, ...this.#queued];
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    }
+    this.#leftOver = [];
+    if (run.deferred.length > 0) this.#requeue(run.deferred);
     const { ran, outcomes } = run;
     const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
       if (err) write.reject(err);
@@ -207,6 +216,14 @@ export class GroupCommit {
     this.#afterSync((err) => {
       for (const i of durable) settle(ran[i]!, outcomes[i]!, err);
     });
+  }
+
+  /** `writes`, which the last batch left, first in the next: after the calls that arrive meanwhile have joined the queue. */
+  #requeue(writes: QueuedWrite[]): void {
+    this.#queued = [...writes, ...this.#queued];
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   /**
@@ -335,13 +352,15 @@ export class GroupCommit {
     const ran: QueuedWrite[] = [];
     const outcomes: Outcome[] = [];
     const deferred: QueuedWrite[] = [];
+    this.#leftOver = deferred;
     const tallies = new Map<unknown, BatchTally>();
     const startedAt = this.#timing.now();
+    let shareSpent = false;
     this.#tallies = tallies;
     try {
       for (const write of batch) {
-        // Never the batch's first: every batch moves the queue on.
-        if (write.bulky && ran.length > 0 && this.#timing.now() - startedAt >= bulkyShareMs) {
+        // Never the batch's first: every batch moves the queue on. Once spent, the clock is not read again.
+        if (write.bulky && ran.length > 0 && (shareSpent ||= this.#timing.now() - startedAt >= bulkyShareMs)) {
           deferred.push(write);
           continue;
         }

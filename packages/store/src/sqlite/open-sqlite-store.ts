@@ -15,6 +15,12 @@ export interface SqliteStoreOptions {
   path: string;
 }
 
+/** openSqliteStore's options: a test that counts what one batch writes pins its share of bulky writes. */
+export interface SqliteConnectionOptions extends SqliteStoreOptions {
+  /** A group commit's share of bulky writes, in ms of the thread's CPU (BULKY_SHARE_MS unless given). */
+  bulkyShareMs?: number;
+}
+
 /** The Store on an embedded SQLite database. */
 export interface SqliteStore extends Store {
   readonly path: string;
@@ -30,7 +36,7 @@ export interface SqliteStore extends Store {
  * to SQLITE_BUSY_TIMEOUT_MS for each other.
  * @throws Error when the file cannot be opened or was made by a newer Wirehook.
  */
-export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+export function openSqliteStore(options: SqliteConnectionOptions): SqliteStore {
   const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
   try {
     // busy_timeout first: switching to WAL and migrating already take locks.
@@ -50,7 +56,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // rebuilds an index (the sorter) or rewrites a table spills to disk as before.
     db.exec('PRAGMA temp_store = MEMORY');
     const wal = options.path !== ':memory:' && options.path !== '' && journalMode(db) === 'wal';
-    const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined);
+    const conn = new SqliteConnection(db, wal ? `${db.location()}-wal` : undefined, options.bulkyShareMs);
     return {
       path: options.path,
       schemaVersion: schemaVersion(db),

@@ -5,7 +5,7 @@ import { ManualClock } from '@wirehook/core';
 import { afterEach } from 'vitest';
 import { Fixtures } from '../contract/fixtures.ts';
 import type { Store } from '../../src/store.ts';
-import { openSqliteStore, type SqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
+import { openSqliteStore, type SqliteConnectionOptions, type SqliteStore } from '../../src/sqlite/open-sqlite-store.ts';
 
 /**
  * SQLite stores on temporary files for the tests of one describe block: after each test the
@@ -34,7 +34,7 @@ export function tempStores() {
     tempDir,
     tempFile: (): string => join(tempDir(), 'store.sqlite'),
     track,
-    openFile: (path: string): SqliteStore => track(openSqliteStore({ path })),
+    openFile: (path: string, options: Omit<SqliteConnectionOptions, 'path'> = {}): SqliteStore => track(openSqliteStore({ path, ...options })),
     fixtures: (store: Store) => new Fixtures(() => store, new ManualClock()),
   };
 }
