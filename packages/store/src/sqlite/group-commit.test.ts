@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GroupCommit, type BatchTally } from './group-commit.ts';
+import { GroupCommit, threadCpuMs, type BatchTally } from './group-commit.ts';
 
 let dir: string;
 let path: string;
@@ -411,37 +411,93 @@ describe('GroupCommit', () => {
   });
 
   describe('bulky writes: a share of each batch (BULKY_SHARE_MS), the lighter writes queued behind them not kept waiting', () => {
-    /** A GroupCommit on `db` (its WAL fsynced unless `wal` is false) whose clock moves only when a write says it took time. */
+    /**
+     * A GroupCommit on `db` (its WAL fsynced unless `wal` is false) whose clocks move only when a write
+     * says it took time: of the CPU and the wall clock alike, or of the wall clock alone (`blocked`).
+     */
     function timed(bulkyShareMs: number, { wal = true } = {}) {
-      let clock = 0;
-      const gc = new GroupCommit(db, wal ? `${path}-wal` : undefined, 5_000, { bulkyShareMs, now: () => clock });
+      let cpu = 0;
+      let wall = 0;
+      const gc = new GroupCommit(db, wal ? `${path}-wal` : undefined, 5_000, { bulkyShareMs, cpuNow: () => cpu, wallNow: () => wall });
       const order: string[] = [];
       /** A write of `k` that takes `ms`, noting what the second connection (committed rows only) saw as it ran. */
-      const write = (k: string, ms: number) => () => {
-        order.push(`${k} saw ${keys().join(',') || 'none'}`);
-        clock += ms;
-        return insert(k)();
-      };
+      const write =
+        (k: string, ms: number, { blocked = false } = {}) =>
+        () => {
+          order.push(`${k} saw ${keys().join(',') || 'none'}`);
+          wall += ms;
+          if (!blocked) cpu += ms;
+          return insert(k)();
+        };
       return { gc, order, write };
     }
 
-    it('bulky writes past the share wait for the next batch; a light write queued after them commits first', async () => {
+    it('the share is the thread’s CPU: bulky writes blocked (no CPU) stay in the batch until 4 shares of the wall clock', async () => {
       const { gc, order, write } = timed(4);
-      // 3 ms each: b1 ends at 3 (< 4, so b2 runs), b2 at 6: b3 waits; l1 is light and runs.
+      // b1 blocked 5 ms (wall 5, CPU 0): under the share of CPU, b2 runs; b2 blocked 12 more (wall 17 ≥ 4 × 4): b3 waits.
       const done = Promise.all([
-        gc.run(write('b1', 3), { bulky: true }),
-        gc.run(write('b2', 3), { bulky: true }),
-        gc.run(write('b3', 3), { bulky: true }),
-        gc.run(write('l1', 3)),
+        gc.run(write('b1', 5, { blocked: true }), { bulky: true }),
+        gc.run(write('b2', 12, { blocked: true }), { bulky: true }),
+        gc.run(write('b3', 1), { bulky: true }),
       ]);
-      await expect(done).resolves.toEqual([1, 1, 1, 1]);
-      expect(order).toEqual(['b1 saw none', 'b2 saw none', 'l1 saw none', 'b3 saw b1,b2,l1']);
+      await expect(done).resolves.toEqual([1, 1, 1]);
+      expect(order).toEqual(['b1 saw none', 'b2 saw none', 'b3 saw b1,b2']);
       gc.close();
     });
 
-    it('within the share they run in one batch, in their order', async () => {
-      const { gc, order, write } = timed(10);
-      // 3 + 3 + 3 = 9 < 10: nothing waits.
+    it('threadCpuMs counts the thread’s CPU, not time it waits', () => {
+      const before = threadCpuMs();
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40); // 40 ms asleep
+      expect(threadCpuMs() - before).toBeLessThan(10);
+    });
+
+    it('the bulky writes a batch left go first in the next, before writes that arrived meanwhile', async () => {
+      // No fsync: b1 settles within its batch's flush, before the next batch's turn.
+      const { gc, order, write } = timed(0, { wal: false });
+      const first = [gc.run(write('b1', 1), { bulky: true }), gc.run(write('b2', 1), { bulky: true })];
+      await first[0]; // the first batch ran b1 and left b2
+      const later = gc.run(write('b3', 1), { bulky: true });
+      await expect(Promise.all([...first, later])).resolves.toEqual([1, 1, 1]);
+      expect(order).toEqual(['b1 saw none', 'b2 saw b1', 'b3 saw b1,b2']);
+      gc.close();
+    });
+
+    it('a batch run again with savepoints (a light write threw having written) leaves its bulky writes as before, each run once', async () => {
+      const { gc, write } = timed(4);
+      const calls: string[] = [];
+      const counted = (k: string, ms: number) => () => {
+        calls.push(k);
+        return write(k, ms)();
+      };
+      const throwsAfterWriting = () => {
+        calls.push('l1');
+        insert('l1')();
+        throw new Error('after writing');
+      };
+      const results = await Promise.allSettled([
+        gc.run(counted('b1', 3), { bulky: true }),
+        gc.run(counted('b2', 3), { bulky: true }),
+        gc.run(counted('b3', 3), { bulky: true }),
+        gc.run(throwsAfterWriting),
+      ]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual([1, 1, 1, 'Error: after writing']);
+      // The batch ran b1, b2 and l1 (b3 left), was undone and ran again with savepoints (b3 left again), then b3.
+      expect(calls).toEqual(['b1', 'b2', 'l1', 'b1', 'b2', 'l1', 'b3']);
+      expect(keys()).toEqual(['b1', 'b2', 'b3']);
+      gc.close();
+    });
+
+    // Writes of 3 ms each. A share of 4: b1 ends at 3 (< 4, so b2 runs), b2 at 6, so b3 waits and l1, light, runs
+    // first. A share of 10: 3 + 3 + 3 = 9 < 10, nothing waits.
+    it.each([
+      {
+        share: 4,
+        order: ['b1 saw none', 'b2 saw none', 'l1 saw none', 'b3 saw b1,b2,l1'],
+        what: 'past the share the bulky writes left wait for the next batch; a light write queued after them commits first',
+      },
+      { share: 10, order: ['b1 saw none', 'b2 saw none', 'b3 saw none', 'l1 saw none'], what: 'within the share they run in one batch, in their order' },
+    ])('a share of $share ms: $what', async ({ share, order: expected }) => {
+      const { gc, order, write } = timed(share);
       const done = Promise.all([
         gc.run(write('b1', 3), { bulky: true }),
         gc.run(write('b2', 3), { bulky: true }),
@@ -449,7 +505,7 @@ describe('GroupCommit', () => {
         gc.run(write('l1', 3)),
       ]);
       await expect(done).resolves.toEqual([1, 1, 1, 1]);
-      expect(order).toEqual(['b1 saw none', 'b2 saw none', 'b3 saw none', 'l1 saw none']);
+      expect(order).toEqual(expected);
       gc.close();
     });
 

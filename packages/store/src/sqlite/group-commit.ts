@@ -51,21 +51,35 @@ const isBusy = (err: unknown): boolean => (((err as { errcode?: number }).errcod
 /** How often a batch tries again for the write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
 /**
- * How long a batch runs bulky writes before the rest of them wait for the next batch, in ms of the
- * writer thread's CPU: a moment's 64 fan-out messages (1,344 rows) ran 25–55 ms in one transaction,
- * and every claim and completion queued behind them waited for all of it, the sends idle meanwhile
- * — while intake ran, fan-out delivered at about half its rate after (docs/benchmarks.md,
- * sixty-first session). 2 and 4 ms measured alike; 8 ms kept most of the wait. The thread's CPU,
- * not the wall clock: a thread descheduled mid-batch (two cores, five busy threads) would end its
- * batch after a create or two, and each extra commit writes the same index pages to the WAL again.
+ * How long a batch runs before the bulky writes left wait for the next batch, in ms of the writer
+ * thread's CPU: a moment's 64 fan-out messages (1,344 rows) ran 25–55 ms in one transaction, and
+ * every claim and completion queued behind them waited for all of it, the sends idle meanwhile —
+ * while intake ran, fan-out delivered at about half its rate after (docs/benchmarks.md, sixty-first
+ * session; shares of 2 and 4 ms of the wall clock measured alike there, 8 ms kept most of the wait).
+ * The thread's CPU, not the wall clock: a thread descheduled mid-batch (two cores, five busy threads)
+ * would end its batch after a create or two, each extra commit writing the same index pages to the
+ * WAL again. Linux counts a thread's CPU at scheduler ticks, so the share is 4 ms to a tick more.
  */
 export const BULKY_SHARE_MS = 4;
+/**
+ * A batch that has run this many shares of the wall clock leaves its bulky writes for the next
+ * whatever its CPU says: time blocked reading pages from disk is no CPU, and would let one batch
+ * run every create queued, as before the share.
+ */
+const WALL_SHARES = 4;
 
-/** What a GroupCommit measures a batch's share of bulky writes with (a test's own clock). */
+/** What a GroupCommit measures a batch's share of bulky writes with (a test's own clocks). */
 export interface GroupCommitTiming {
   bulkyShareMs: number;
-  /** A clock that never steps back, in ms: the thread's CPU time unless a test gives its own. */
-  now: () => number;
+  /** The thread's CPU time, in ms (threadCpuMs). */
+  cpuNow: () => number;
+  /** A monotonic wall clock, in ms (performance.now). */
+  wallNow: () => number;
+}
+
+/** The clocks GroupCommit measures a share with outside tests. */
+export function shareTiming(bulkyShareMs = BULKY_SHARE_MS): GroupCommitTiming {
+  return { bulkyShareMs, cpuNow: threadCpuMs, wallNow: () => performance.now() };
 }
 
 /** This thread's CPU time (user and system), in ms: what BULKY_SHARE_MS is measured in. */
@@ -119,12 +133,7 @@ export class GroupCommit {
   /** The bulky writes the batch now running left for the next (#run), until flush takes them. */
   #leftOver: QueuedWrite[] = [];
 
-  constructor(
-    db: DatabaseSync,
-    walFile: string | undefined,
-    busyTimeoutMs: number,
-    timing: GroupCommitTiming = { bulkyShareMs: BULKY_SHARE_MS, now: threadCpuMs },
-  ) {
+  constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number, timing: GroupCommitTiming = shareTiming()) {
     this.#db = db;
     this.#walFile = walFile;
     this.#busyTimeoutMs = busyTimeoutMs;
@@ -140,8 +149,9 @@ export class GroupCommit {
    * no PRAGMA, no statement left half-iterated): SQLite's count of changed rows tells whether one
    * that throws changed anything (#commit). It may run twice; what it returns the first time is dropped.
    *
-   * `bulky`: a write of many rows (a message with its deliveries). Once a batch has run its
-   * writes for `BULKY_SHARE_MS` of the thread's CPU, the bulky ones left wait for the next batch (in their order),
+   * `bulky`: a write of many rows (a message with its deliveries). Once a batch has run its writes
+   * (light ones too) for `BULKY_SHARE_MS` of the thread's CPU, or WALL_SHARES times that of the wall
+   * clock, the bulky ones not yet begun wait for the next batch (in their order, first in it),
    * and the lighter writes queued behind them run in this one; the thread takes in what arrived
    * meanwhile before that next batch. So a light write may commit before a bulky one queued
    * earlier: a write is bulky only when no write queued after it can depend on it (nothing can
@@ -159,9 +169,10 @@ export class GroupCommit {
   }
 
   /**
-   * Commits the queued writes now (the promises still settle after the fsync) — or, when
-   * another connection holds the write lock, a moment later. `wait`: block for the lock
-   * instead (closing).
+   * Commits the queued writes now, but for the bulky ones past the batch's share (GroupCommit.run's `bulky`:
+   * first in the next batch; the promises still settle after the fsync) — or, when another
+   * connection holds the write lock, a moment later. `wait`: block for the lock instead, and
+   * commit every write (closing).
    */
   flush({ wait = false }: { wait?: boolean } = {}): void {
     this.#flushScheduled = false;
@@ -354,13 +365,21 @@ export class GroupCommit {
     const deferred: QueuedWrite[] = [];
     this.#leftOver = deferred;
     const tallies = new Map<unknown, BatchTally>();
-    const startedAt = this.#timing.now();
+    const { cpuNow, wallNow } = this.#timing;
+    const wallAt = wallNow();
+    const cpuAt = cpuNow();
+    // The CPU is read only once the wall clock has passed the share (the CPU cannot run ahead of it),
+    // and not again once spent.
+    const spent = () => {
+      const wall = wallNow() - wallAt;
+      return wall >= WALL_SHARES * bulkyShareMs || (wall >= bulkyShareMs && cpuNow() - cpuAt >= bulkyShareMs);
+    };
     let shareSpent = false;
     this.#tallies = tallies;
     try {
       for (const write of batch) {
-        // Never the batch's first: every batch moves the queue on. Once spent, the clock is not read again.
-        if (write.bulky && ran.length > 0 && (shareSpent ||= this.#timing.now() - startedAt >= bulkyShareMs)) {
+        // Never the batch's first: every batch moves the queue on.
+        if (write.bulky && ran.length > 0 && (shareSpent ||= spent())) {
           deferred.push(write);
           continue;
         }
