@@ -356,6 +356,13 @@ describe('AttemptRunner: a place given back at the answer', () => {
     };
   }
 
+  /** The bytes RECORDING_PAYLOAD_BYTES counts for `id`'s payload (2 a character), read by a claim given back at once. */
+  async function payloadBytesOf(id: DeliveryId): Promise<number> {
+    const probe = await s.claim(id);
+    await s.store.deliveries.release(claimRef(probe), s.clock.now());
+    return 2 * probe.message.payload.length;
+  }
+
   it('an answered send gives its place, its tenant’s place and its endpoint’s turn back before its completion is written', async () => {
     const { t } = await s.endpoint();
     const [first, second] = await s.due(t, 2);
@@ -421,9 +428,7 @@ describe('AttemptRunner: a place given back at the answer', () => {
   it('the payload bytes of completions written come back: two in a row under a budget of one payload both give their place back', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 2);
-    const probe = await s.claim(ids[0]!);
-    const bytes = 2 * probe.message.payload.length;
-    await s.store.deliveries.release(claimRef(probe), s.clock.now());
+    const bytes = await payloadBytesOf(ids[0]!);
     const { runner, places } = build({ places: 2, recordingPayloadBytes: bytes });
     for (const id of ids) {
       const completions = holdCompletions();
@@ -458,9 +463,7 @@ describe('AttemptRunner: a place given back at the answer', () => {
   it('no more payload written without a place than its bytes allow: a payload at 2 bytes a character fits exactly, a byte less keeps its place', async () => {
     const { t } = await s.endpoint();
     const ids = await s.due(t, 2);
-    const probe = await s.claim(ids[0]!);
-    const bytes = 2 * probe.message.payload.length;
-    await s.store.deliveries.release(claimRef(probe), s.clock.now());
+    const bytes = await payloadBytesOf(ids[0]!);
     for (const [id, budget, taken] of [
       [ids[0]!, bytes, 0],
       [ids[1]!, bytes - 1, 1],

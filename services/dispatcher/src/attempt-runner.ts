@@ -368,8 +368,8 @@ export class AttemptRunner {
     };
     const bytes = 2 * job.message.payload.length;
     const answered = () => {
-      const budget = this.#deps.recordingPayloadBytes ?? RECORDING_PAYLOAD_BYTES;
       if (this.#deps.completionsWithoutPlace !== true) return;
+      const budget = this.#deps.recordingPayloadBytes ?? RECORDING_PAYLOAD_BYTES;
       if (this.#recording >= this.#deps.places.size || this.#recordingBytes + bytes > budget) return;
       this.#recording++;
       this.#recordingBytes += bytes;

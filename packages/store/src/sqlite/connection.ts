@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { BULKY_SHARE_MS, GroupCommit, shareTiming, type BatchTally } from './group-commit.ts';
+import { GroupCommit, shareTiming, type BatchTally } from './group-commit.ts';
 
 /** How long a write waits for another connection's lock (the admin CLI vs the server; cluster mode's processes). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -13,7 +13,7 @@ export class SqliteConnection {
   #closing = false;
 
   /** `walFile`: the database's WAL file, fsynced by group commits; none for `:memory:`. `bulkyShareMs`: see GroupCommit.run. */
-  constructor(db: DatabaseSync, walFile?: string, bulkyShareMs = BULKY_SHARE_MS) {
+  constructor(db: DatabaseSync, walFile?: string, bulkyShareMs?: number) {
     this.db = db;
     this.#groupCommit = new GroupCommit(db, walFile, SQLITE_BUSY_TIMEOUT_MS, shareTiming(bulkyShareMs));
   }

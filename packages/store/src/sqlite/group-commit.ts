@@ -13,12 +13,11 @@ interface QueuedWrite {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
-/** A batch's writes run: those that ran with each one's outcome, the tallies they merged into, and the bulky ones left for the next batch. */
+/** A batch's writes run: those that ran with each one's outcome, and the tallies they merged into (the bulky ones left: #leftOver). */
 interface BatchRun {
   ran: QueuedWrite[];
   outcomes: Outcome[];
   tallies: Map<unknown, BatchTally>;
-  deferred: QueuedWrite[];
 }
 
 /**
@@ -130,7 +129,7 @@ export class GroupCommit {
   /** `SELECT total_changes()`, prepared on first use. */
   #changes: StatementSync | undefined;
   readonly #timing: GroupCommitTiming;
-  /** The bulky writes the batch now running left for the next (#run), until flush takes them. */
+  /** The bulky writes the last batch left for the next (#run), until flush takes them, whether the batch committed or failed. */
   #leftOver: QueuedWrite[] = [];
 
   constructor(db: DatabaseSync, walFile: string | undefined, busyTimeoutMs: number, timing: GroupCommitTiming = shareTiming()) {
@@ -179,7 +178,6 @@ export class GroupCommit {
     if (this.#queued.length === 0) return;
     let run: BatchRun | undefined;
     let batch: QueuedWrite[] = [];
-    this.#leftOver = [];
     const onDisk = this.#walFile !== undefined;
     try {
       // Our own fsync makes the commit durable; any other transaction keeps FULL. (Not
@@ -213,8 +211,8 @@ export class GroupCommit {
       this.flush({ wait });
       return;
     }
-    this.#leftOver = [];
-    if (run.deferred.length > 0) this.#requeue(run.deferred);
+    const left = this.#leftOver.splice(0);
+    if (left.length > 0) this.#requeue(left);
     const { ran, outcomes } = run;
     const settle = (write: QueuedWrite, outcome: Outcome, err: Error | null) => {
       if (err) write.reject(err);
@@ -356,14 +354,13 @@ export class GroupCommit {
   /**
    * Runs each write of the batch, then flushes its tallies (not committing). `savepoints`: each
    * write in one, so one that throws is undone alone. A bulky write found after `bulkyShareMs`
-   * of the batch is left for the next (`deferred`). @returns undefined, without savepoints,
+   * of the batch is left for the next (#leftOver). @returns undefined, without savepoints,
    * when a write threw after changing rows (the batch must be undone).
    */
   #run(batch: QueuedWrite[], savepoints: boolean, bulkyShareMs: number): BatchRun | undefined {
     const ran: QueuedWrite[] = [];
     const outcomes: Outcome[] = [];
-    const deferred: QueuedWrite[] = [];
-    this.#leftOver = deferred;
+    this.#leftOver = [];
     const tallies = new Map<unknown, BatchTally>();
     const { cpuNow, wallNow } = this.#timing;
     const wallAt = wallNow();
@@ -380,7 +377,7 @@ export class GroupCommit {
       for (const write of batch) {
         // Never the batch's first: every batch moves the queue on.
         if (write.bulky && ran.length > 0 && (shareSpent ||= spent())) {
-          deferred.push(write);
+          this.#leftOver.push(write);
           continue;
         }
         ran.push(write);
@@ -413,7 +410,7 @@ export class GroupCommit {
       // that stages more writes it at once, in this transaction (stage outside a batch).
       this.#tallies = undefined;
       for (const tally of tallies.values()) tally.flush();
-      return { ran, outcomes, tallies, deferred };
+      return { ran, outcomes, tallies };
     } finally {
       this.#tallies = undefined;
       this.#staged = [];
