@@ -48,20 +48,25 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // An ordered delivery's completion is the transaction's (its lane's hand-over): its attempt goes in it, not by a
   // majority's write of its own before it.
   const first = claim.ordered !== true && bucket.month >= monthOf(outcome.attempt.at);
-  const [endpoint, recorded] = await Promise.all([
-    // Not read (a failover): no plain completion then — the transaction reads it in its snapshot (told once a streak).
+  const [read, recorded] = await Promise.all([
+    // Not read in a failover: no plain completion then — the transaction reads it in its snapshot (told once a streak).
+    // Not read for another cause (an overload, a refusal): the completion fails once the attempt's insert has settled —
+    // the transaction would be more work for the same primary — and the delivery is sent again after its lease.
     endpointAtCompletion(conn, t, endpointId).then(
-      (read) => {
+      (endpoint) => {
         endpointReads.succeeded(conn);
-        return read;
+        return { endpoint };
       },
       (err: unknown) => {
+        if (unavailableKind(err) !== 'failover') return { unread: err };
         endpointReads.failed(conn, err);
-        return null;
+        return { endpoint: null };
       },
     ),
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
+  if ('unread' in read) throw read.unread;
+  const { endpoint } = read;
   const plain = recorded === 'confirmed' && claim.ordered !== true && plainCompletion(outcome, endpoint);
   // A plain completion's streak is written apart from its delivery: its end before it (clearStreak: one a majority did
   // not confirm sends the completion to the transaction, which clears again under its commit), its start after it.
@@ -272,10 +277,11 @@ async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: Endpoin
     await endStreak(conn, t, endpointId, attempt.at, { writeConcern: COMPLETED_BY_MAJORITY });
     return 'confirmed';
   } catch (err) {
-    // Not confirmed, or not made through an election: the transaction, which retries through one, clears again under its
-    // commit. Not an overload's (a time limit, no pooled connection): a transaction's retries would hold the place for up
-    // to 120 s, past the lease; the completion fails, and the delivery is sent again (at least once).
-    if (isUnconfirmedWrite(err) || unavailableKind(err) === 'failover') return 'unconfirmed';
+    // Not confirmed (a majority's wait run out), or not made through an election: the transaction, which retries through
+    // one, clears again under its commit. Not an overload's (a server refusing work, mongos's time limit — 262 during a
+    // shard's step-down too): the transaction would be a second round of work on a primary that refused the first; the
+    // completion fails, and the delivery is sent again after its lease (at least once).
+    if (unavailableKind(err) === 'failover') return 'unconfirmed';
     throw err;
   }
 }

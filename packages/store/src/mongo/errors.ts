@@ -69,6 +69,7 @@ const OVERLOAD_CODES = new Set([
   50, // MaxTimeMSExpired: the server stopped the operation at the maxTimeMS it was given (a point read's, a count's)
   202, // NetworkInterfaceExceededTimeLimit (mongos: a shard not answering in time)
   262, // ExceededTimeLimit (mongos or an internal request not answered in time, as during a step-down)
+  407, // PooledConnectionAcquisitionExceededTimeLimit (mongos: no connection to a shard free in time)
 ]);
 // Labels of a failover, and of a transaction that withTransaction gave up on (its 120 s spent on
 // conflicts or an unconfirmed commit); `RetryableError`: a newer server's work refused, retried first.

@@ -308,8 +308,8 @@ interface CompletionScene {
   /** What the attempt's insert throws, if anything; likewise the plain write. */
   insertThrows?: Error;
   plainWriteThrows?: Error;
-  /** The endpoint's read outside the transaction fails (a failover). */
-  endpointReadThrows?: boolean;
+  /** The endpoint's read outside the transaction fails: true, as a failover does, or with this error. */
+  endpointReadThrows?: boolean | Error;
   /** The endpoint's write outside the transaction (a plain completion's streak) fails: true, as a failover does, or with this error. */
   streakWriteThrows?: boolean | Error;
   /** Whether a streak's conditional write finds the endpoint as read (false: another completion moved it first). */
@@ -347,7 +347,9 @@ function completionStandIn(o: CompletionScene) {
       if (name === 'attempts.updateOne') attemptUpserts.push({ filter, update: rest[0] });
       if ((logged === 'attempts.insertOne' || logged === 'endpoints.findOne') && o.gate) await o.gate;
       if (logged === 'attempts.insertOne' && o.insertThrows) throw o.insertThrows;
-      if (logged === 'endpoints.findOne' && o.endpointReadThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+      if (logged === 'endpoints.findOne' && o.endpointReadThrows) {
+        throw o.endpointReadThrows === true ? new MongoServerError({ code: 189, errmsg: 'primary stepped down' }) : o.endpointReadThrows;
+      }
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       if (logged === 'endpoints.updateOne (txn)' && o.streakStartThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
       if (logged === 'endpoints.updateOne' && o.streakWriteThrows) {
@@ -560,6 +562,16 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)']);
   });
 
+  it('an endpoint not read for an overload (a newer server refusing work) fails the completion, with no transaction to add to the load', async () => {
+    const refused = new MongoServerError({ code: 462, errmsg: 'ingress request rate limit exceeded' });
+    refused.addErrorLabel('SystemOverloadedError');
+    refused.addErrorLabel('RetryableError');
+    const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, endpointReadThrows: refused });
+    expect(await complete(SUCCESS)).toEqual({ failed: refused });
+    // The attempt's insert, made beside the read, settled before the completion failed: nothing left running.
+    expect(log).toEqual(['endpoints.findOne', 'attempts.insertOne']);
+  });
+
   it('an attempt refused (not merely unconfirmed) fails the completion before its delivery is written', async () => {
     const refused = new MongoServerError({ code: 13, errmsg: 'not authorized' });
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, insertThrows: refused });
@@ -752,11 +764,18 @@ describe('a completion’s commands (MongoDB)', () => {
       'deliveries.findOneAndUpdate (txn)',
     ]);
     expect(lost.log).toContain('endpoints.updateOne (txn)');
-    // An overload's (the server's time limit, 50): no transaction to retry it for up to 120 s; the completion fails.
-    const slow = new MongoServerError({ code: 50, errmsg: 'operation exceeded time limit' });
-    const overloaded = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: slow });
-    expect(await overloaded.complete(SUCCESS)).toEqual({ failed: slow });
-    expect(overloaded.log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
+    // An overload's — a newer server refusing work (462, after the driver's own retries), or mongos's time limit (262,
+    // a shard stepping down makes it too): no second round of work in a transaction; the completion fails.
+    const refusedWork = new MongoServerError({ code: 462, errmsg: 'ingress request rate limit exceeded' });
+    refusedWork.addErrorLabel('SystemOverloadedError');
+    refusedWork.addErrorLabel('RetryableError');
+    const timedOut = new MongoServerError({ code: 262, errmsg: 'operation exceeded time limit' });
+    timedOut.addErrorLabel('RetryableWriteError');
+    for (const slow of [refusedWork, timedOut]) {
+      const overloaded = completionStandIn({ endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: slow });
+      expect(await overloaded.complete(SUCCESS)).toEqual({ failed: slow });
+      expect(overloaded.log).toEqual(['endpoints.findOne', 'attempts.insertOne', 'endpoints.updateOne']);
+    }
   });
 
   it('one that disables its endpoint, or whose delivery fails for good, still goes through the transaction', async () => {

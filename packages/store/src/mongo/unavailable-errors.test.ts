@@ -65,6 +65,11 @@ describe('withUnavailableErrors', () => {
       'overload',
     ],
     [
+      'mongos finding no connection to a shard free in time (PooledConnectionAcquisitionExceededTimeLimit)',
+      () => new MongoServerError({ code: 407, errmsg: 'Timed out waiting for a connection to shard-1' }),
+      'overload',
+    ],
+    [
       'an operation past a driver’s timeoutMS (ignored by 7.x, kept for one that honours it)',
       () => new MongoOperationTimeoutError('Timed out during socket read (500ms)'),
       'overload',
