@@ -1,7 +1,11 @@
 // Reads probe.jsonl (gunzip the kept *.jsonl.gz first) and wirehook-*.jsonl (anatomy-preload.mjs) and names what each slow API probe overlapped.
 import { readFileSync, readdirSync } from 'node:fs';
 const dir = process.argv[2] ?? '.';
-const read = (f) => readFileSync(`${dir}/${f}`, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const read = (f) =>
+  readFileSync(`${dir}/${f}`, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const probe = read('probe.jsonl');
 const spans = probe.filter((r) => r.t === 'span');
 const files = readdirSync(dir).filter((f) => /^wirehook-\d+\.jsonl$/.test(f));
@@ -17,7 +21,6 @@ for (const kind of ['api', 'control']) {
   list.sort((a, b) => b.ms - a.ms);
   const p99 = list[Math.floor(list.length * 0.01)];
   console.log(`\n${kind}: ${list.length} probes while delivering; p99 (the ${Math.floor(list.length * 0.01) + 1}th slowest) ${p99?.ms.toFixed(1)} ms`);
-  const tally = { gc: 0, wait: 0, handler: 0, none: 0 };
   for (const p of list.slice(0, N)) {
     const end = p.at + p.ms;
     const overlap = (s, e) => Math.max(0, Math.min(e, end) - Math.max(s, p.at));
@@ -41,7 +44,11 @@ const byKind = {};
 for (const g of gcs.filter(inside)) (byKind[g.kind] ??= []).push(g.ms);
 for (const [k, v] of Object.entries(byKind)) {
   v.sort((a, b) => a - b);
-  console.log(`${k}: ${v.length} in ${(spanMs / 1000).toFixed(1)} s, ${v.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, median ${v[v.length >> 1].toFixed(1)}, max ${v.at(-1).toFixed(1)}`);
+  console.log(
+    `${k}: ${v.length} in ${(spanMs / 1000).toFixed(1)} s, ${v.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, median ${v[v.length >> 1].toFixed(1)}, max ${v.at(-1).toFixed(1)}`,
+  );
 }
 const w = waits.filter(inside);
-console.log(`main thread run-queue wait: ${w.reduce((n, x) => n + x.waitMs, 0).toFixed(0)} ms in ${(spanMs / 1000).toFixed(1)} s; ms-samples with > 2 ms: ${w.filter((x) => x.waitMs > 2).length}`);
+console.log(
+  `main thread run-queue wait: ${w.reduce((n, x) => n + x.waitMs, 0).toFixed(0)} ms in ${(spanMs / 1000).toFixed(1)} s; ms-samples with > 2 ms: ${w.filter((x) => x.waitMs > 2).length}`,
+);

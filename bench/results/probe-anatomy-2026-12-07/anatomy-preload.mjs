@@ -1,7 +1,7 @@
 // Probe anatomy (sixty-second session): Wirehook's main thread's GC pauses, each probe's arrival
 // in JS and its answer, and the main thread's run-queue wait every millisecond, as JSON lines in
 // $ANATOMY_DIR/wirehook-<pid>.jsonl (Unix ms). A measurement's tool, not shipped.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { isMainThread, Worker } from 'node:worker_threads';
@@ -18,12 +18,13 @@ if (isMainThread && dir) {
     }
   }).observe({ entryTypes: ['gc'] });
   const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function (event, req, res) {
+  http.Server.prototype.emit = function (...args) {
+    const [event, req, res] = args;
     if (event === 'request' && req.url?.startsWith('/v1/event-types')) {
       const arrived = now();
       res.once('finish', () => lines.push(JSON.stringify({ t: 'probe', arrived, finished: now() })));
     }
-    return emit.apply(this, arguments);
+    return emit.apply(this, args);
   };
   const flush = () => {
     if (lines.length === 0) return;

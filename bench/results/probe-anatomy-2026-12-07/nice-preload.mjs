@@ -10,10 +10,19 @@ if (isMainThread && value !== 0) {
     for (const tid of readdirSync('/proc/self/task')) {
       if (done.has(tid)) continue;
       let comm;
-      try { comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(); } catch { continue; }
+      try {
+        comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      } catch {
+        continue;
+      }
       if (!names.has(comm)) continue;
       done.add(tid);
-      try { setPriority(Number(tid), value); process.stderr.write(`nice: ${comm} ${tid} ${value}\n`); } catch (e) { process.stderr.write(`nice: ${comm} ${tid} ${e}\n`); }
+      try {
+        setPriority(Number(tid), value);
+        process.stderr.write(`nice: ${comm} ${tid} ${value}\n`);
+      } catch (e) {
+        process.stderr.write(`nice: ${comm} ${tid} ${e}\n`);
+      }
     }
   };
   setInterval(scan, 500).unref();
