@@ -15,6 +15,7 @@ import { type Month, monthOf } from './months.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
+import { StreakClears } from './streak-clears.ts';
 import { scope } from './query.ts';
 
 /**
@@ -266,15 +267,26 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
  * a working endpoint: helper 277): `failingSince` cleared where it is at or before the attempt (one
  * conditional write by `_id`), so a success that outlived its lease ends no streak begun after it.
  * Of two successes racing, one writes, where in the completion's transaction every one of a flaky
- * endpoint's completions finishing together conflicted on its document. @returns 'unconfirmed' when
- * a majority did not confirm it in 10 s: a failover, or the endpoint's shard apart from the
- * delivery's, could lose it behind a delivery confirmed after it (helper 279), so the transaction
- * clears again.
+ * endpoint's completions finishing together conflicted on its document; of a drain's many, those
+ * that finish while one clear is in flight share the next (streak-clears.ts). @returns
+ * 'unconfirmed' when a majority did not confirm it in 10 s: a failover, or the endpoint's shard
+ * apart from the delivery's, could lose it behind a delivery confirmed after it (helper 279), so
+ * the transaction clears again.
  */
 async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<'confirmed' | 'unconfirmed'> {
+  let clears = streakClears.get(conn);
+  if (clears === undefined) streakClears.set(conn, (clears = new StreakClears()));
+  return clears.clear(`${t.orgId}/${t.env}/${endpointId}`, attempt.at, (at) => writeStreakEnd(conn, t, endpointId, at));
+}
+
+/** Each connection's streak clears in flight, one an endpoint (streak-clears.ts). */
+const streakClears = new WeakMap<MongoConnection, StreakClears<'confirmed' | 'unconfirmed'>>();
+
+/** clearStreak's write: `failingSince` cleared where it began at or before `at`, confirmed by a majority. */
+async function writeStreakEnd(conn: MongoConnection, t: Tenant, endpointId: EndpointId, at: number): Promise<'confirmed' | 'unconfirmed'> {
   try {
     // The plan is the transaction's too, where a write concern of its own is refused: given here.
-    await endStreak(conn, t, endpointId, attempt.at, { writeConcern: COMPLETED_BY_MAJORITY });
+    await endStreak(conn, t, endpointId, at, { writeConcern: COMPLETED_BY_MAJORITY });
     return 'confirmed';
   } catch (err) {
     // Not confirmed (a majority's wait run out), or not made through an election: the transaction, which retries through

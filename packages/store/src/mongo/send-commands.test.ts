@@ -318,6 +318,8 @@ interface CompletionScene {
   streakStartThrows?: boolean;
   /** Held until it settles: the endpoint's read and the attempt's insert both wait for it before answering. */
   gate?: Promise<void>;
+  /** Held until it settles: the endpoint's write outside the transaction (a plain success's streak clear). */
+  streakWriteGate?: Promise<void>;
 }
 
 function completionStandIn(o: CompletionScene) {
@@ -352,6 +354,7 @@ function completionStandIn(o: CompletionScene) {
       }
       if (logged === 'deliveries.findOneAndUpdate' && o.plainWriteThrows) throw o.plainWriteThrows;
       if (logged === 'endpoints.updateOne (txn)' && o.streakStartThrows) throw new MongoServerError({ code: 189, errmsg: 'primary stepped down' });
+      if (logged === 'endpoints.updateOne' && o.streakWriteGate) await o.streakWriteGate;
       if (logged === 'endpoints.updateOne' && o.streakWriteThrows) {
         throw o.streakWriteThrows === true ? new MongoServerError({ code: 189, errmsg: 'primary stepped down' }) : o.streakWriteThrows;
       }
@@ -419,7 +422,10 @@ function completionStandIn(o: CompletionScene) {
     await flushRollups(conn);
     return completed;
   };
-  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish };
+  /** A completion of the same claim with the attempt made at `at`, not waited for (several may overlap). */
+  const completeAt = (at: number, outcome: Record<string, unknown>) =>
+    completeDelivery(conn, claim as never, { attempt: { ...attempt, at }, countsTowardPolicy: true, ...outcome } as never);
+  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -653,6 +659,27 @@ describe('a completion’s commands (MongoDB)', () => {
       update: { $set: { failingSince: null } },
     });
     expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
+  });
+
+  it('a drain’s successes that finish while one clear is out share the next: two writes of the endpoint, not one a success', async () => {
+    let open = () => {};
+    const streakWriteGate = new Promise<void>((resolve) => (open = resolve));
+    const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteGate };
+    const { log, sent, completeAt } = completionStandIn(scene);
+    // Eight successes of one endpoint, each having read the streak before any clear landed.
+    const completions = Array.from({ length: 8 }, (_, i) => completeAt(NOW + i, SUCCESS));
+    expect(await byNextTurn(Promise.all(completions))).toBe('waiting');
+    expect(log.filter((c) => c === 'endpoints.updateOne')).toHaveLength(1);
+    // No delivery written before its clear is answered.
+    expect(log).not.toContain('deliveries.findOneAndUpdate');
+    open();
+    const completed = await Promise.all(completions);
+    expect(completed.every((c) => c.applied)).toBe(true);
+    const clears = sent.filter((c) => c.name === 'endpoints.updateOne').map((c) => c.filter['failingSince']);
+    // The first at its own time; the seven after it in one, at the latest of theirs.
+    expect(clears).toEqual([{ $lte: NOW }, { $lte: NOW + 7 }]);
+    expect(log.filter((c) => c === 'deliveries.findOneAndUpdate')).toHaveLength(8);
+    expect(log).not.toContain('commit');
   });
 
   it('a clear a majority did not confirm in 10 s sends the completion to the transaction, which clears again under its commit', async () => {

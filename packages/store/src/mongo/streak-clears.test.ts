@@ -1,0 +1,75 @@
+// StreakClears: a recovering endpoint's successes clearing its streak share writes, one in flight an endpoint.
+import { describe, expect, it } from 'vitest';
+import { byNextTurn } from '../../test/next-turn.ts';
+import { StreakClears } from './streak-clears.ts';
+
+/** A write each call of which waits until the test answers it. */
+function heldWrites() {
+  const calls: { key: string; at: number; answer: (r: string) => void; refuse: (err: unknown) => void }[] = [];
+  const writeOf = (key: string) => (at: number) => new Promise<string>((resolve, reject) => calls.push({ key, at, answer: resolve, refuse: reject }));
+  return { calls, writeOf };
+}
+
+describe('StreakClears', () => {
+  it('writes the first at once; those that come while it is in flight share one write after it, at the latest of their times', async () => {
+    const clears = new StreakClears<string>();
+    const { calls, writeOf } = heldWrites();
+    const first = clears.clear('ep_1', 100, writeOf('ep_1'));
+    // Twenty successes of a drain finishing while the first clear is out: none written yet.
+    const joined = Array.from({ length: 20 }, (_, i) => clears.clear('ep_1', 101 + (i % 7) * 10, writeOf('ep_1')));
+    expect(calls.map((c) => c.at)).toEqual([100]);
+    calls[0]!.answer('confirmed');
+    expect(await first).toBe('confirmed');
+    // Sent only once the one in flight settled (after every joiner's read), with the latest time: 101 + 6 × 10.
+    await byNextTurn(Promise.resolve());
+    expect(calls.map((c) => c.at)).toEqual([100, 161]);
+    expect(await byNextTurn(Promise.all(joined))).toBe('waiting');
+    calls[1]!.answer('unconfirmed');
+    expect(new Set(await Promise.all(joined))).toEqual(new Set(['unconfirmed']));
+    expect(clears.inFlight).toBe(0);
+  });
+
+  it('never joins the write in flight (its read may have come after it was sent): a lone second success still writes', async () => {
+    const clears = new StreakClears<string>();
+    const { calls, writeOf } = heldWrites();
+    const first = clears.clear('ep_1', 100, writeOf('ep_1'));
+    const second = clears.clear('ep_1', 90, writeOf('ep_1'));
+    calls[0]!.answer('confirmed');
+    await first;
+    await byNextTurn(Promise.resolve());
+    // Its own write follows, at its own time, though the first's was later.
+    expect(calls.map((c) => c.at)).toEqual([100, 90]);
+    calls[1]!.answer('confirmed');
+    expect(await second).toBe('confirmed');
+  });
+
+  it('a write refused fails everyone who shared it; the next clear writes again', async () => {
+    const clears = new StreakClears<string>();
+    const { calls, writeOf } = heldWrites();
+    const refused = new Error('SystemOverloadedError');
+    const first = clears.clear('ep_1', 100, writeOf('ep_1'));
+    const a = clears.clear('ep_1', 110, writeOf('ep_1'));
+    const b = clears.clear('ep_1', 120, writeOf('ep_1'));
+    calls[0]!.refuse(refused);
+    await expect(first).rejects.toBe(refused);
+    await byNextTurn(Promise.resolve());
+    calls[1]!.refuse(refused);
+    await expect(a).rejects.toBe(refused);
+    await expect(b).rejects.toBe(refused);
+    expect(clears.inFlight).toBe(0);
+    const later = clears.clear('ep_1', 130, writeOf('ep_1'));
+    expect(calls.map((c) => c.at)).toEqual([100, 120, 130]);
+    calls[2]!.answer('confirmed');
+    expect(await later).toBe('confirmed');
+  });
+
+  it('keeps endpoints apart: another endpoint’s clear is written at once', () => {
+    const clears = new StreakClears<string>();
+    const { calls, writeOf } = heldWrites();
+    void clears.clear('ep_1', 100, writeOf('ep_1'));
+    void clears.clear('ep_2', 100, writeOf('ep_2'));
+    void clears.clear('ep_1', 105, writeOf('ep_1'));
+    expect(calls.map((c) => c.key)).toEqual(['ep_1', 'ep_2']);
+    expect(clears.inFlight).toBe(2);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * A plain success's streak clears (delivery-complete.ts, clearStreak), one write in flight per
+ * endpoint. A recovering endpoint's successes finish together — as many as its places let a
+ * drain send at once — and each read the streak before the first clear landed: each would write
+ * the endpoint's document, and while the database refuses work (admission control) every refusal
+ * fails a success, sent again after its lease. Coalesced, the successes that come while one clear
+ * is in flight share the next, written once it settles with the latest of their attempts' times:
+ * at most two writes of the endpoint a round trip, whatever the drain's width.
+ *
+ * The same as each writing its own: the shared write is sent after every joiner's read of the
+ * streak was answered (it waits for the one in flight), and its filter (`failingSince` at or
+ * before the latest attempt) clears every streak a joiner's own would have; each joiner hears
+ * its outcome before its delivery is written, as before. A write refused fails all who share it,
+ * as each would have failed alone. Never an earlier write in flight: its read may have preceded it.
+ */
+export class StreakClears<R> {
+  /** The endpoints with a clear in flight, and the one waiting to follow it. */
+  readonly #byEndpoint = new Map<string, { next: Shared<R> | null }>();
+
+  /** Clears `key`'s streak as of `at` by `write`, or shares the next write that does. */
+  clear(key: string, at: number, write: (at: number) => Promise<R>): Promise<R> {
+    const state = this.#byEndpoint.get(key);
+    if (state === undefined) {
+      const started = { next: null };
+      this.#byEndpoint.set(key, started);
+      return this.#write(key, started, at, write);
+    }
+    if (state.next === null) state.next = { at, write, ...Promise.withResolvers<R>() };
+    else state.next.at = Math.max(state.next.at, at);
+    return state.next.promise;
+  }
+
+  /** Endpoints with a clear in flight (a test's, and a leak's, measure). */
+  get inFlight(): number {
+    return this.#byEndpoint.size;
+  }
+
+  #write(key: string, state: { next: Shared<R> | null }, at: number, write: (at: number) => Promise<R>): Promise<R> {
+    const written = write(at);
+    const then = () => {
+      const next = state.next;
+      if (next === null) {
+        this.#byEndpoint.delete(key);
+        return;
+      }
+      state.next = null;
+      this.#write(key, state, next.at, next.write).then(next.resolve, next.reject);
+    };
+    written.then(then, then);
+    return written;
+  }
+}
+
+interface Shared<R> {
+  at: number;
+  write: (at: number) => Promise<R>;
+  promise: Promise<R>;
+  resolve: (value: R) => void;
+  reject: (reason: unknown) => void;
+}
