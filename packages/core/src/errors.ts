@@ -75,8 +75,16 @@ export class PlanLimitError extends WirehookError {
   }
 }
 export class UnavailableError extends WirehookError {
-  constructor(message: string, options?: ErrorOptions) {
+  /**
+   * The database refused the work or ran out of time for it (overloaded), rather than failing
+   * over or being out of reach: a caller that can hold its own work back should (the dispatcher's
+   * claims: services/dispatcher/src/claim-hold.ts). Within a process only; not sent across gRPC.
+   */
+  readonly overloaded: boolean;
+
+  constructor(message: string, options?: ErrorOptions & { overloaded?: boolean }) {
     super('unavailable', message, options);
+    this.overloaded = options?.overloaded ?? false;
   }
 }
 

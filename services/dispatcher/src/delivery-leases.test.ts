@@ -1,6 +1,7 @@
 // DeliveryLeases against a real (SQLite) store: claims hold for a lease's length, releases
 // make the delivery due again, and a failing store call is counted and answered as "nothing
 // happened" — logged once as an outage, which only a written completion ends.
+import { UnavailableError } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_CLAIM_BATCH } from '@wirehook/store';
@@ -234,5 +235,82 @@ describe('complete', () => {
       'store calls failing: the delivery is left to the sweeper (once any lease it holds runs out)',
       "store calls failing no more, after 0 s: 2 deliveries' store calls failed (the sweeper finds them again, once any lease they hold runs out)",
     ]);
+  });
+});
+
+describe('a store refusing work for overload', () => {
+  const overloaded = () => Promise.reject(new UnavailableError('the database did not answer in time', { overloaded: true }));
+  const failedOver = () => Promise.reject(new UnavailableError('the database is failing over'));
+  /** A turn of the event loop: a claim not held is made at the end of the turn it was asked in. */
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('holds new claims 250 ms, their store call made once the hold ends; completions go on meanwhile', async () => {
+    const { t } = await s.endpoint();
+    const [a, b, c] = await s.due(t, 3);
+    const calls = countClaimCalls();
+    const l = leases();
+    const job = await s.claim(a!);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    s.store.deliveries.complete = overloaded;
+    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toBeNull();
+    const claimed = l.claim(b!, s.clock.now());
+    await nextTurn();
+    expect(calls).toEqual([]);
+    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(1);
+    // A completion is no new work: written during the hold.
+    s.store.deliveries.complete = complete;
+    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toMatchObject({ applied: true });
+    s.clock.advance(250);
+    expect((await claimed)?.delivery.id).toBe(b);
+    expect(calls).toEqual([1]);
+    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(0);
+    // The hold over: claimed at once again, in this turn's call.
+    const next = l.claim(c!, s.clock.now());
+    await nextTurn();
+    expect(calls).toEqual([1, 1]);
+    expect((await next)?.delivery.id).toBe(c);
+  });
+
+  it('a claim refused for overload holds the claims after it; a failover’s refusal holds nothing', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = failedOver;
+    const l = leases();
+    expect(await l.claim(a!, s.clock.now())).toBeNull();
+    // After a failover's refusal the next claim goes to the store in its own turn.
+    s.store.deliveries.claimMany = overloaded;
+    const calls = countClaimCalls();
+    const refused = l.claim(a!, s.clock.now());
+    await nextTurn();
+    expect(calls).toEqual([1]);
+    expect(await refused).toBeNull();
+    s.store.deliveries.claimMany = claimMany;
+    const counted = countClaimCalls();
+    const held = l.claim(b!, s.clock.now());
+    await nextTurn();
+    expect(counted).toEqual([]);
+    s.clock.advance(250);
+    expect((await held)?.delivery.id).toBe(b);
+    expect(counted).toEqual([1]);
+    expect(await errors('claim')).toBe(2);
+  });
+
+  it('a stop ends the hold: the claims held answer null with no store call, and the deliveries stay due', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
+    s.store.deliveries.claimMany = overloaded;
+    const l = leases();
+    expect(await l.claim(a!, s.clock.now())).toBeNull();
+    s.store.deliveries.claimMany = claimMany;
+    const calls = countClaimCalls();
+    const held = l.claim(b!, s.clock.now());
+    await nextTurn();
+    l.stopHolding();
+    expect(await held).toBeNull();
+    expect(calls).toEqual([]);
+    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(0);
+    expect(await s.dueAt(s.clock.now(), [b!])).toEqual([b]);
   });
 });

@@ -99,6 +99,7 @@ export class Dispatcher implements Component {
   readonly #due: DueSweep;
   readonly #runner: AttemptRunner;
   readonly #webhooks: WebhookSender;
+  readonly #leases: DeliveryLeases;
   #subscription: Subscription | undefined;
   #stopped = false;
 
@@ -173,6 +174,7 @@ export class Dispatcher implements Component {
     this.#places = places;
     this.#due = due;
     this.#webhooks = webhooks;
+    this.#leases = leases;
   }
 
   async start(): Promise<void> {
@@ -195,6 +197,7 @@ export class Dispatcher implements Component {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#runner.stopAdmitting();
+    this.#leases.stopHolding(); // claims waiting out a store's overload claim nothing
     this.#webhooks.stop(); // sends still waiting for a token give way
     await this.#due.stop();
     await this.#subscription?.stop();

@@ -11,6 +11,7 @@ export interface DispatcherMetrics {
   waiting: Gauge;
   inFlight: Gauge;
   completing: Gauge;
+  claimsHeld: Gauge;
   overTenantShare: Counter;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
@@ -215,6 +216,11 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
     completing: new Gauge({
       name: 'wirehook_dispatch_completing_deliveries',
       help: 'Answered deliveries whose attempt is being written, their place given back already',
+      registers: [registry],
+    }),
+    claimsHeld: new Gauge({
+      name: 'wirehook_dispatch_claims_held',
+      help: 'Claims waiting out a hold the store put on new work by refusing it for overload (MongoDB: admission control, time limits), their places kept',
       registers: [registry],
     }),
     overTenantShare: new Counter({

@@ -109,6 +109,8 @@ describe('withUnavailableErrors', () => {
     expect(err).toBeInstanceOf(UnavailableError);
     expect(toErrorResponse(err).status).toBe(503);
     expect((err as Error).message).toBe(kind === 'overload' ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE);
+    // Said apart for a caller that holds its own work back while the database is overloaded (the dispatcher's claims).
+    expect((err as UnavailableError).overloaded).toBe(kind === 'overload');
     expect((err as Error).cause).toBeInstanceOf(Error);
     expect(() => orgs(store).now()).toThrow(UnavailableError); // thrown, not only rejected
   });

@@ -35,7 +35,9 @@ export const OVERLOAD_MESSAGE =
 function asUnavailable(err: unknown): unknown {
   const kind = unavailableKind(err);
   if (kind === null) return err;
-  return new UnavailableError(kind === 'overload' ? OVERLOAD_MESSAGE : FAILOVER_MESSAGE, { cause: err });
+  return kind === 'overload'
+    ? new UnavailableError(OVERLOAD_MESSAGE, { cause: err, overloaded: true })
+    : new UnavailableError(FAILOVER_MESSAGE, { cause: err });
 }
 
 /** A repo (a class: its state private) whose methods, bound to it, translate their errors. */
