@@ -16,6 +16,7 @@ import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { StreakClears } from './streak-clears.ts';
+import { streakAfterNewestSuccess } from './streak-guard.ts';
 import { scope } from './query.ts';
 
 /**
@@ -410,7 +411,7 @@ async function completeInTransaction(
     return { applied: false, endpointDisabled: false, due: [], settle: null };
   }
   await writeAttempt(bucket, session, attempt, recorded);
-  const effects = attemptEffects(outcome, before.resend === true, endpoint);
+  const effects = await unlessSucceededSince(conn, session, claim, outcome, before.resend === true, endpoint);
   // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
   const written = before.resend === true ? 'retrying' : outcome.status;
   if (effects.status !== written) {
@@ -434,6 +435,30 @@ async function writeAttempt(bucket: MonthBucket, session: ClientSession, attempt
     const q = P.attemptById(_id);
     await bucket.attempts.updateOne(q.filter, { $setOnInsert: fields }, { ...q.options, upsert: true, session });
   }
+}
+
+/**
+ * attemptEffects in the completion's transaction, with a disabling checked first against the
+ * endpoint's newest attempts (streak-guard.ts): one that succeeded since its streak began keeps
+ * the endpoint, the streak begun again after that success — written here, where it is still the
+ * streak read.
+ */
+async function unlessSucceededSince(
+  conn: MongoConnection,
+  session: ClientSession,
+  claim: ClaimRef,
+  outcome: AttemptOutcome,
+  resend: boolean,
+  endpoint: EndpointAtCompletion | null,
+): Promise<AttemptEffects> {
+  const effects = attemptEffects(outcome, resend, endpoint);
+  if (!effects.disable || endpoint === null || endpoint.failingSince === null) return effects;
+  const { tenant: t, endpointId } = claim;
+  const since = await streakAfterNewestSuccess(conn, session, t, endpointId, endpoint.failingSince, outcome.attempt.at);
+  if (since === null) return effects;
+  const q = P.streakRestart(t, endpointId, endpoint.failingSince);
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: since } }, { ...q.options, session });
+  return attemptEffects(outcome, resend, { ...endpoint, failingSince: since });
 }
 
 /**

@@ -41,10 +41,9 @@ import { endHold } from './endpoint-put-off.ts';
 import { STRANDED_PEEK_INTERVAL_MS } from './stranded.ts';
 import { startDueRechecks } from './held-recheck.ts';
 import { completeDelivery } from './delivery-complete.ts';
-import type { AttemptDoc } from './documents.ts';
 import { countAcrossMonths } from './endpoint-stats-repo.ts';
 import { countAndShare, sharedBacklog } from './backlog-read.ts';
-import { toAttempt, toDelivery } from './mappers.ts';
+import { newestFirst, toAttempt, toDelivery } from './mappers.ts';
 import { refreshMessageStatuses } from './message-status.ts';
 import { laneStats, pruneLanes, takeLaneHead } from './ordered-lanes.ts';
 import { checkedLimit } from './query.ts';
@@ -371,11 +370,6 @@ function checkManualRetryCap(id: string, attempts: number): void {
     `delivery ${id} has ${attempts} attempts, the most a manual retry can bring a delivery to (${MAX_ATTEMPTS_FOR_MANUAL_RETRY}); ` +
       'send the payload as a new message to deliver it again',
   );
-}
-
-/** Attempts newest first, as attempts_endpoint orders them (at, then _id, descending). */
-function newestFirst(a: AttemptDoc, b: AttemptDoc): number {
-  return b.at - a.at || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 }
 
 /**

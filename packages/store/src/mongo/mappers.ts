@@ -191,6 +191,11 @@ export function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
+/** Attempts newest first, as attempts_endpoint orders them (at, then _id, descending): a merge of several months' reads. */
+export function newestFirst(a: Pick<AttemptDoc, '_id' | 'at'>, b: Pick<AttemptDoc, '_id' | 'at'>): number {
+  return b.at - a.at || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+}
+
 /** An `attempts` document. */
 export function toAttempt(doc: AttemptDoc): Attempt {
   return {

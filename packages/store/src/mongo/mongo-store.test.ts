@@ -218,6 +218,30 @@ describe.skipIf(url === undefined || url === '')('MongoDB: a plain completion co
       expect((await store.deliveries.attempts(t, second, { limit: 10 }))?.attempts).toHaveLength(1);
     });
   });
+
+  it('a success whose streak clear was lost is found before the next failure disables the endpoint (streak-guard.ts)', async () => {
+    await scene(async ({ store, m, t, endpointId }) => {
+      const [d1, d2, d3] = [(await m.send(t)).deliveryIds[0]!, (await m.send(t)).deliveryIds[0]!, (await m.send(t)).deliveryIds[0]!];
+      const t0 = m.f.clock.now();
+      const first = await m.claim(d1, t0);
+      await store.deliveries.complete(claimRef(first), m.failed(first, t0, t0 + 3_600_000));
+      expect((await store.endpoints.get(t, endpointId as never))?.failingSince).toBe(t0);
+      const DAY = 86_400_000;
+      const worked = t0 + 6 * DAY - 60_000;
+      const success = await m.claim(d2, worked);
+      await store.deliveries.complete(claimRef(success), m.succeeded(success, worked));
+      // Its clear lost (refused in an overload, or a failure's start written behind it): the streak back as it was.
+      await store.endpoints.update(t, endpointId as never, { failingSince: t0 });
+      const later = t0 + 6 * DAY;
+      const third = await m.claim(d3, later);
+      const disabling = { disableIfFailingSince: later - 5 * DAY, disabledReason: 'failing for 5 days' };
+      expect(await store.deliveries.complete(claimRef(third), m.failed(third, later, later + 3_600_000, disabling))).toEqual({
+        applied: true,
+        endpointDisabled: false,
+      });
+      expect(await store.endpoints.get(t, endpointId as never)).toMatchObject({ status: 'active', failingSince: later });
+    });
+  });
 });
 
 describe('openMongoStore', () => {

@@ -320,6 +320,8 @@ interface CompletionScene {
   gate?: Promise<void>;
   /** Held until it settles: the endpoint's write outside the transaction (a plain success's streak clear). */
   streakWriteGate?: Promise<void>;
+  /** The endpoint's newest attempts as a disabling's check reads them (streak-guard.ts), newest first. */
+  attemptsInStreak?: { _id: string; at: number; responseStatus: number | null; error: string | null }[];
 }
 
 function completionStandIn(o: CompletionScene) {
@@ -335,6 +337,8 @@ function completionStandIn(o: CompletionScene) {
   const attemptUpserts: { filter: unknown; update: unknown }[] = [];
   /** Every command's filter and update, by the name logged. */
   const sent: { name: string; filter: Record<string, unknown>; update: unknown }[] = [];
+  /** The limits the attempts' reads were sent with. */
+  const limits: number[] = [];
   const named =
     <T>(name: string, answer: (filter: Record<string, unknown>) => T) =>
     async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
@@ -376,11 +380,23 @@ function completionStandIn(o: CompletionScene) {
       ),
       updateOne: named('deliveries.updateOne', () => ({ matchedCount: o.gone ? 0 : 1 })),
     },
-    attempts: { insertOne: named('attempts.insertOne', () => ({})), updateOne: named('attempts.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })) },
+    attempts: {
+      insertOne: named('attempts.insertOne', () => ({})),
+      updateOne: named('attempts.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })),
+      find: (filter: Record<string, unknown>, findOptions: { session?: unknown }) => {
+        const logged = findOptions?.session !== undefined ? 'attempts.find (txn)' : 'attempts.find';
+        log.push(logged);
+        sent.push({ name: logged, filter, update: undefined });
+        options.set(logged, findOptions);
+        return { limit: (n: number) => ({ toArray: async () => (limits.push(n), (o.attemptsInStreak ?? []).slice(0, n)) }) };
+      },
+    },
     messages: { updateOne: named('messages.updateOne', () => ({ matchedCount: 1 })) },
   });
   Object.assign(conn, {
     deliveryLanes: { findOne: named('deliveryLanes.findOne', () => null) },
+    // A disabling's walk of the endpoint's other open deliveries, recorded in its transaction.
+    endpointWalks: { updateOne: named('endpointWalks.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })) },
     alertEvents: {
       findOne: named('alertEvents.findOne', () => null),
       insertOne: named('alertEvents.insertOne', () => ({})),
@@ -425,7 +441,7 @@ function completionStandIn(o: CompletionScene) {
   /** A completion of the same claim with the attempt made at `at`, not waited for (several may overlap). */
   const completeAt = (at: number, outcome: Record<string, unknown>) =>
     completeDelivery(conn, claim as never, { attempt: { ...attempt, at }, countsTowardPolicy: true, ...outcome } as never);
-  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt };
+  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt, limits };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -815,6 +831,81 @@ describe('a completion’s commands (MongoDB)', () => {
     await exhausted.complete({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } });
     expect(exhausted.log).toContain('alertEvents.insertOne (txn)');
     expect(exhausted.log).toContain('commit');
+  });
+
+  describe('a disabling checked against the endpoint’s newest attempts first (streak-guard.ts)', () => {
+    const DAY = 86_400_000;
+    const FAILING_5_DAYS = { ...RETRY, endpoint: { succeeded: false, disableIfFailingSince: NOW - 5 * DAY, disabledReason: 'failing_5_days' } };
+    const failed = (at: number) => ({ _id: `att_${at}`, at, responseStatus: 500, error: null });
+    const succeeded = (at: number) => ({ _id: `att_${at}`, at, responseStatus: 204, error: null });
+
+    it('a success since the streak began (its clear lost): not disabled, the streak begun again after it, in the transaction', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [failed(NOW), failed(NOW - 20_000), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
+      };
+      const { log, sent, options, limits, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      // Read in the transaction's snapshot: the endpoint's attempts between its streak's start and this one, newest first.
+      expect(sent.find((c) => c.name === 'attempts.find (txn)')?.filter).toEqual({
+        orgId: 'org_1',
+        env: 'live',
+        endpointId: 'ep_1',
+        at: { $gt: NOW - 6 * DAY, $lte: NOW },
+      });
+      expect(options.get('attempts.find (txn)')).toMatchObject({
+        sort: { at: -1, _id: -1 },
+        hint: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 },
+        comment: 'deliveries.attemptsInStreak',
+      });
+      expect(limits).toEqual([64]);
+      // The streak from the first attempt after the success, where it is still the one read; no disabling, no alert.
+      const endpointWrites = sent.filter((c) => c.name === 'endpoints.updateOne (txn)');
+      expect(endpointWrites).toEqual([
+        {
+          name: 'endpoints.updateOne (txn)',
+          filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: NOW - 6 * DAY },
+          update: { $set: { failingSince: NOW - 20_000 } },
+        },
+      ]);
+      expect(log).not.toContain('alertEvents.insertOne (txn)');
+      expect(log).toContain('commit');
+    });
+
+    it('no success among them: disabled as before', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [failed(NOW), failed(NOW - DAY), failed(NOW - 6 * DAY)],
+      };
+      const { sent, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
+        { $set: { status: 'disabled', disabledReason: 'failing_5_days' } },
+      ]);
+    });
+
+    it('failing for 5 days since the success too: the streak begun again and the endpoint disabled', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 12 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [failed(NOW), failed(NOW - 6 * DAY), succeeded(NOW - 7 * DAY)],
+      };
+      const { sent, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
+        { $set: { failingSince: NOW - 6 * DAY } },
+        { $set: { status: 'disabled', disabledReason: 'failing_5_days' } },
+      ]);
+    });
+
+    it('a failure that disables nothing reads no attempts', async () => {
+      const scene = { endpoint: { status: 'active', failingSince: NOW - DAY }, before: OPEN_PENDING, attemptsInStreak: [succeeded(NOW - 1)] };
+      const { log, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual([]);
+    });
   });
 
   it('an ordered delivery unknown to its claim misses the plain write and is completed by the transaction, its lane handed over there', async () => {

@@ -236,6 +236,19 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: [T, 'ep_1', 1],
   }),
   /**
+   * An endpoint's failure streak begun again, in the transaction of a completion that would have disabled it, at the first
+   * failure after a success found among its newest attempts (streak-guard.ts): where the streak is still the one read.
+   */
+  streakRestart: planSpec({
+    collection: COLLECTIONS.endpoints,
+    index: '_id_',
+    examines: '1: by _id',
+    maxExamined: () => 1,
+    residual: { orgId: TENANT, env: TENANT, failingSince: 'the streak the transaction read (a compare-and-set)' },
+    build: (t: { orgId: string; env: string }, id: string, since: number) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: since } }),
+    example: [T, 'ep_1', 1],
+  }),
+  /**
    * An attempt written again in a completion's transaction when its first insert was not confirmed by a
    * majority (delivery-complete.ts): `$setOnInsert`, upserted — a no-op where that insert stood.
    */
@@ -538,6 +551,24 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     residual: { orgId: TENANT, env: TENANT, deliveryId: 'the one document _id found: a cursor of another delivery is refused' },
     build: (t: { orgId: string; env: string }, deliveryId: string, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, deliveryId } }),
     example: [T, 'dlv_1', 'att_1'],
+  }),
+  /**
+   * An endpoint's newest attempts since its failure streak began, before a completion disables it (streak-guard.ts): run
+   * on every month kept (an attempt is in its delivery's month) with a limit, newest first. Only on a disabling (at most
+   * once an endpoint a 5-day streak, and the transaction's reruns).
+   */
+  attemptsInStreak: planSpec({
+    collection: COLLECTIONS.attempts,
+    index: 'attempts_endpoint',
+    examines:
+      "≤ limit (STREAK_CHECKED_ATTEMPTS, 64) per month, so ≤ 64 × months (≤ RETENTION_MONTHS + 1): each month's range of " +
+      'attempts_endpoint for the endpoint between its streak’s start and the attempt, from its newest',
+    maxExamined: (n) => n,
+    build: (t: { orgId: string; env: string }, endpointId: string, after: number, upTo: number) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, at: { $gt: after, $lte: upTo } },
+      sort: { at: -1, _id: -1 },
+    }),
+    example: [T, 'ep_1', 0, 1],
   }),
   /** The endpoint's latest attempts, newest first: run on every month kept and merged (an attempt is in its delivery's month). */
   recentAttempts: planSpec({
