@@ -77,8 +77,9 @@ export class PlanLimitError extends WirehookError {
 export class UnavailableError extends WirehookError {
   /**
    * The database refused the work or ran out of time for it (overloaded), rather than failing
-   * over or being out of reach: a caller that can hold its own work back should (the dispatcher's
-   * claims: services/dispatcher/src/claim-hold.ts). Within a process only; not sent across gRPC.
+   * over or being out of reach: a caller that can hold its own work back should (the dispatcher
+   * holds the tenant's: services/dispatcher/src/tenant-holds.ts). Within a process only; not sent
+   * across gRPC.
    */
   readonly overloaded: boolean;
 

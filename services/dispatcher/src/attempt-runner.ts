@@ -213,13 +213,14 @@ export class AttemptRunner {
   /**
    * A wake-up of delivery `id`, of `tenant` when it names one: while that tenant holds its whole
    * share here, left in the store without a claim (a claim and its release would be two writes
-   * for nothing); its sends ending down to half its share sweep for it. Else as `admit`.
+   * for nothing); its sends ending down to half its share sweep for it. Likewise while the tenant
+   * is held for a store overload (TenantHolds): the sweep at the hold's end brings it. Else as `admit`.
    */
   async admitWakeUp(id: DeliveryId, tenant: Tenant | undefined): Promise<void> {
     if (this.#stopped) return;
     if (tenant !== undefined && !this.#deps.shares.hasRoom(tenant)) {
       this.#deps.ledger.forget(id);
-      this.#deps.metrics.overTenantShare.inc();
+      if (!this.#deps.shares.held(tenant)) this.#deps.metrics.overTenantShare.inc();
       return;
     }
     await this.admit(id);

@@ -6,6 +6,7 @@ import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MAX_CLAIM_BATCH } from '@wirehook/store';
 import { DeliveryLeases } from './delivery-leases.ts';
+import { TenantHolds } from './tenant-holds.ts';
 import { DispatchScene, recordingLogger } from './testing/dispatch-scene.ts';
 
 const LEASE_MS = 17_000;
@@ -238,79 +239,54 @@ describe('complete', () => {
   });
 });
 
-describe('a store refusing work for overload', () => {
+describe('a store refusing a tenant’s calls for overload', () => {
   const overloaded = () => Promise.reject(new UnavailableError('the database did not answer in time', { overloaded: true }));
-  const failedOver = () => Promise.reject(new UnavailableError('the database is failing over'));
-  /** A turn of the event loop: a claim not held is made at the end of the turn it was asked in. */
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const holding = () => {
+    const holds = new TenantHolds(s.clock);
+    const wakes: number[] = [];
+    const l = new DeliveryLeases({
+      store: s.store,
+      clock: s.clock,
+      logger: silentLogger(),
+      metrics: s.metrics,
+      leaseMs: LEASE_MS,
+      holds,
+      wakeAt: (at) => wakes.push(at),
+    });
+    return { holds, wakes, l };
+  };
 
-  it('holds new claims 250 ms, their store call made once the hold ends; completions go on meanwhile', async () => {
+  it('a completion or a release refused holds its tenant and asks for a sweep at the hold’s end; a failover’s holds nothing', async () => {
+    const { t } = await s.endpoint();
+    const [a, b] = await s.due(t, 2);
+    const { holds, wakes, l } = holding();
+    const [first, second] = [await s.claim(a!), await s.claim(b!)];
+    s.store.deliveries.complete = () => Promise.reject(new UnavailableError('the database is failing over'));
+    expect(await l.complete(first, s.m.succeeded(first, s.clock.now()))).toBeNull();
+    expect(holds.held(t)).toBe(false);
+    s.store.deliveries.release = overloaded;
+    await l.release(second, s.clock.now());
+    expect(holds.held(t)).toBe(true);
+    expect(wakes).toEqual([s.clock.now() + 250]);
+    expect(await s.metric('wirehook_dispatch_tenant_holds_total')).toBe(1);
+  });
+
+  it('a completion written after the hold ended starts the next at 250 ms again', async () => {
     const { t } = await s.endpoint();
     const [a, b, c] = await s.due(t, 3);
-    const calls = countClaimCalls();
-    const l = leases();
-    const job = await s.claim(a!);
+    const { wakes, l } = holding();
+    const jobs = [await s.claim(a!), await s.claim(b!), await s.claim(c!)];
     const complete = s.store.deliveries.complete.bind(s.store.deliveries);
     s.store.deliveries.complete = overloaded;
-    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toBeNull();
-    const claimed = l.claim(b!, s.clock.now());
-    await nextTurn();
-    expect(calls).toEqual([]);
-    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(1);
-    // A completion is no new work: written during the hold.
+    await l.complete(jobs[0]!, s.m.succeeded(jobs[0]!, s.clock.now()));
+    s.clock.advance(250);
+    await l.complete(jobs[1]!, s.m.succeeded(jobs[1]!, s.clock.now()));
+    expect(wakes.map((at) => at - s.clock.now())).toEqual([0, 500]);
+    s.clock.advance(500);
     s.store.deliveries.complete = complete;
-    expect(await l.complete(job, s.m.succeeded(job, s.clock.now()))).toMatchObject({ applied: true });
-    s.clock.advance(250);
-    expect((await claimed)?.delivery.id).toBe(b);
-    expect(calls).toEqual([1]);
-    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(0);
-    // The hold over: claimed at once again, in this turn's call.
-    const next = l.claim(c!, s.clock.now());
-    await nextTurn();
-    expect(calls).toEqual([1, 1]);
-    expect((await next)?.delivery.id).toBe(c);
-  });
-
-  it('a claim refused for overload holds the claims after it; a failover’s refusal holds nothing', async () => {
-    const { t } = await s.endpoint();
-    const [a, b] = await s.due(t, 2);
-    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
-    s.store.deliveries.claimMany = failedOver;
-    const l = leases();
-    expect(await l.claim(a!, s.clock.now())).toBeNull();
-    // After a failover's refusal the next claim goes to the store in its own turn.
-    s.store.deliveries.claimMany = overloaded;
-    const calls = countClaimCalls();
-    const refused = l.claim(a!, s.clock.now());
-    await nextTurn();
-    expect(calls).toEqual([1]);
-    expect(await refused).toBeNull();
-    s.store.deliveries.claimMany = claimMany;
-    const counted = countClaimCalls();
-    const held = l.claim(b!, s.clock.now());
-    await nextTurn();
-    expect(counted).toEqual([]);
-    s.clock.advance(250);
-    expect((await held)?.delivery.id).toBe(b);
-    expect(counted).toEqual([1]);
-    expect(await errors('claim')).toBe(2);
-  });
-
-  it('a stop ends the hold: the claims held answer null with no store call, and the deliveries stay due', async () => {
-    const { t } = await s.endpoint();
-    const [a, b] = await s.due(t, 2);
-    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
-    s.store.deliveries.claimMany = overloaded;
-    const l = leases();
-    expect(await l.claim(a!, s.clock.now())).toBeNull();
-    s.store.deliveries.claimMany = claimMany;
-    const calls = countClaimCalls();
-    const held = l.claim(b!, s.clock.now());
-    await nextTurn();
-    l.stopHolding();
-    expect(await held).toBeNull();
-    expect(calls).toEqual([]);
-    expect(await s.metric('wirehook_dispatch_claims_held')).toBe(0);
-    expect(await s.dueAt(s.clock.now(), [b!])).toEqual([b]);
+    expect(await l.complete(jobs[1]!, s.m.succeeded(jobs[1]!, s.clock.now()))).toMatchObject({ applied: true });
+    s.store.deliveries.complete = overloaded;
+    await l.complete(jobs[2]!, s.m.succeeded(jobs[2]!, s.clock.now()));
+    expect(wakes.at(-1)! - s.clock.now()).toBe(250);
   });
 });

@@ -1,12 +1,11 @@
 // Claiming and completing: the dispatcher's store calls on a delivery's lease, with what a
 // failing store means for the delivery decided in one place.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { type Clock, type DeliveryId, UnavailableError } from '@wirehook/core';
+import { type Clock, type DeliveryId, type Tenant, UnavailableError } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import { claimRef, MAX_CLAIM_BATCH, type AttemptOutcome, type ClaimResult, type CompletedAttempt, type DeliveryJob, type Store } from '@wirehook/store';
-import { ClaimHold } from './claim-hold.ts';
 import type { DispatcherMetrics } from './metrics.ts';
+import type { TenantHolds } from './tenant-holds.ts';
 
 interface QueuedClaim {
   id: DeliveryId;
@@ -27,6 +26,10 @@ export interface DeliveryLeasesDeps {
    * outlive the lease is not sent. Default 0: only a claim answered after its lease ended.
    */
   sendMs?: number;
+  /** Tenants whose new work waits while the store refuses their calls for overload (none when absent). */
+  holds?: TenantHolds;
+  /** A hold began, ending at `at`: the sweep that brings its tenant's deliveries back is asked for then. */
+  wakeAt?: (at: number) => void;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface DeliveryLeasesDeps {
  * outage (its first error, then summaries, not a line per delivery) and answered as "nothing
  * happened": the sweeper finds the delivery again — once its lease runs out when the store may
  * have kept one, at once when it kept none (SQLite keeps no lease of a claim that failed). A
- * store that refuses work for overload holds new claims back a while (ClaimHold).
+ * release or completion refused for overload holds its tenant's new work back a while (TenantHolds).
  */
 export class DeliveryLeases {
   readonly #deps: DeliveryLeasesDeps;
@@ -44,10 +47,6 @@ export class DeliveryLeases {
   readonly #outage: OutageLog;
   /** Claims asked for during this turn of the event loop, made together at its end. */
   #claims: QueuedClaim[] = [];
-  /** New claims held back after the store refused work for overload. */
-  readonly #hold: ClaimHold;
-  /** Ends the holds at a stop: the claims held answer null at once. */
-  readonly #stopHolding = new AbortController();
 
   constructor(deps: DeliveryLeasesDeps) {
     this.#deps = deps;
@@ -58,7 +57,6 @@ export class DeliveryLeases {
       deferred: "deliveries' store calls failed (the sweeper finds them again, once any lease they hold runs out)",
       consequence: 'the delivery is left to the sweeper (once any lease it holds runs out)',
     });
-    this.#hold = new ClaimHold(deps.clock);
   }
 
   /**
@@ -67,8 +65,6 @@ export class DeliveryLeases {
    * claimed elsewhere) or the claim failed.
    */
   claim(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
-    const heldMs = this.#stopHolding.signal.aborted ? 0 : this.#hold.remainingMs();
-    if (heldMs > 0) return this.#afterHold(id, heldMs);
     // A store without claimMany (MongoDB) claims one at a time, each answered as it ends.
     if (this.#deps.store.deliveries.claimMany === undefined) return this.#claimOne(id, now);
     return new Promise((resolve) => {
@@ -79,27 +75,6 @@ export class DeliveryLeases {
       if (this.#claims.length === 0) setImmediate(() => context.with(ROOT_CONTEXT, () => this.#claimQueued()));
       this.#claims.push({ id, now, resolve });
     });
-  }
-
-  /**
-   * A claim asked for during a hold: made once it ends (and any hold begun meanwhile), as of then —
-   * its place kept meanwhile, so no sweep or pull fills it with more work for the store.
-   */
-  async #afterHold(id: DeliveryId, heldMs: number): Promise<DeliveryJob | null> {
-    this.#deps.metrics.claimsHeld.inc();
-    try {
-      for (let ms = heldMs; ms > 0; ms = this.#hold.remainingMs()) await sleep(ms, undefined, { signal: this.#stopHolding.signal });
-    } catch {
-      return null; // stopping (stopHolding): nothing claimed, the delivery stays due in the store
-    } finally {
-      this.#deps.metrics.claimsHeld.dec();
-    }
-    return this.claim(id, this.#deps.clock.now());
-  }
-
-  /** At a stop: the claims waiting out a hold answer null now (their deliveries stay due), and later ones wait for none. */
-  stopHolding(): void {
-    this.#stopHolding.abort();
   }
 
   async #claimOne(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
@@ -170,10 +145,12 @@ export class DeliveryLeases {
 
   /** Gives the lease of `job` back, due at `at`; failing that, the lease runs out and the sweeper finds it then. */
   async release(job: DeliveryJob, at: number): Promise<void> {
+    const sentAt = this.#deps.clock.now();
     try {
       await this.#deps.store.deliveries.release(claimRef(job), at);
     } catch (err) {
       this.#failed('release', err, 1, { deliveryId: job.delivery.id });
+      this.#holdIfOverloaded(job.tenant, err, sentAt);
     }
   }
 
@@ -185,25 +162,35 @@ export class DeliveryLeases {
    * a failover rolls it back.
    */
   async complete(job: DeliveryJob, outcome: AttemptOutcome): Promise<CompletedAttempt | null> {
+    const sentAt = this.#deps.clock.now();
     try {
       const completed = await this.#deps.store.deliveries.complete(claimRef(job), outcome);
-      // A written attempt is what ends an outage (claims and releases alone do not), and an overload's holds.
+      // A written attempt is what ends an outage (claims and releases alone do not), and its tenant's holds.
       this.#outage.succeeded();
-      this.#hold.completed();
+      this.#deps.holds?.completed(job.tenant);
       return completed;
     } catch (err) {
       this.#failed('complete', err, 1, { deliveryId: job.delivery.id });
+      this.#holdIfOverloaded(job.tenant, err, sentAt);
       return null;
     }
+  }
+
+  /**
+   * `tenant`'s call, sent at `sentAt`, failed: when for overload, its new work is held (TenantHolds),
+   * and a sweep asked for at the hold's end. (A claim's tenant is not known before its answer: a
+   * claim refused sent nothing, and holds nothing.)
+   */
+  #holdIfOverloaded(tenant: Tenant, err: unknown, sentAt: number): void {
+    if (!(err instanceof UnavailableError && err.overloaded) || this.#deps.holds === undefined) return;
+    const until = this.#deps.holds.overloaded(tenant, sentAt);
+    if (until === null) return;
+    this.#deps.metrics.tenantHolds.inc();
+    this.#deps.wakeAt?.(until);
   }
 
   #failed(operation: 'claim' | 'release' | 'complete', err: unknown, count: number, fields: Record<string, unknown>): void {
     this.#deps.metrics.storeErrors.inc({ operation }, count);
     this.#outage.failed(err, count, { operation, ...fields });
-    if (err instanceof UnavailableError && err.overloaded) {
-      // Told as the outage above is (its first error, then summaries); each hold only at debug: one every 250 ms is possible.
-      const holdMs = this.#hold.overloaded();
-      if (holdMs !== null) this.#deps.logger.debug({ operation, holdMs }, `the store refused work for overload: new claims held ${holdMs} ms`);
-    }
   }
 }

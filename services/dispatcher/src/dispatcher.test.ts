@@ -2,7 +2,7 @@
 // store and the in-process bus: what is due is sent once, an endpoint never has more than its
 // slots, hand-offs beyond the room go back to the store, and faults leave the delivery to its lease.
 import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob } from '@wirehook/bus';
-import { SecretBox, type DeliveryId, type Tenant } from '@wirehook/core';
+import { SecretBox, UnavailableError, type DeliveryId, type Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchScene, FakeSender, tokenResult, until } from './testing/dispatch-scene.ts';
@@ -280,6 +280,62 @@ describe('fairness between tenants: each tenant’s share of the places', () => 
     await wakeUp(tenant.ids);
     await until(async () => (await overShare()) === 1 && (await s.dueAt(s.clock.now(), tenant.ids)).length === 1);
     expect(heldOf(tenant.endpointIds)).toBe(5);
+  });
+});
+
+describe('a store refusing a tenant’s calls for overload (TenantHolds)', () => {
+  const holds = () => s.metric('wirehook_dispatch_tenant_holds_total');
+
+  it('holds that tenant’s new work 250 ms while another tenant’s goes at once; the hold’s end sweeps its deliveries', async () => {
+    const a = await s.endpoint();
+    const b = await s.endpoint();
+    const [first] = await s.due(a.t);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    let refused = 0;
+    s.store.deliveries.complete = async (claim, outcome) => {
+      if (claim.tenant.orgId === a.t.orgId && refused++ === 0) throw new UnavailableError('the database did not answer in time', { overloaded: true });
+      return complete(claim, outcome);
+    };
+    const d = await started();
+    await until(async () => (await holds()) === 1);
+    expect(sender.requests.map((r) => r.poolKey)).toEqual([a.endpoint.id]);
+    // Held: a wake-up naming it is left in the store unclaimed, and a sweep lists none of its due deliveries.
+    // (The fixtures' sends move the clock a second each: made as of now, and the clock put back.)
+    const heldAt = s.clock.now();
+    const dueNow = async (t: Tenant) => s.m.only(await s.m.send(t, { consumerExternalId: 'customer-1', createdAt: heldAt }));
+    const [next, other] = [await dueNow(a.t), await dueNow(b.t)];
+    s.clock.set(heldAt);
+    const calls = countCalls();
+    await s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(next!), { headers: dispatchJobHeaders(a.t) });
+    await s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(other!), { headers: dispatchJobHeaders(b.t) });
+    await until(async () => (await s.statusOf(b.t, other!)) === 'success');
+    await d.sweep();
+    expect(calls.claim).toBe(1); // the other tenant's
+    expect(await s.dueAt(s.clock.now(), [next!])).toEqual([next]);
+    expect(await s.metric('wirehook_dispatch_over_tenant_share_total')).toBe(0);
+    // The hold over (250 ms), the sweep it asked for sends the held tenant's delivery; the sweep timer is an hour away.
+    s.clock.advance(250);
+    await until(async () => (await s.statusOf(a.t, next!)) === 'success');
+    expect(await holds()).toBe(1);
+    expect(first).toBeDefined();
+  });
+
+  it('a refusal of another kind (a failover) holds nothing', async () => {
+    const a = await s.endpoint();
+    const [first] = await s.due(a.t);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    let refused = 0;
+    s.store.deliveries.complete = async (claim, outcome) => {
+      if (refused++ === 0) throw new UnavailableError('the database is failing over');
+      return complete(claim, outcome);
+    };
+    const d = await started();
+    await until(async () => (await s.metric('wirehook_dispatch_store_errors_total', { operation: 'complete' })) === 1);
+    const [next] = await s.due(a.t);
+    await d.sweep();
+    await until(async () => (await s.statusOf(a.t, next!)) === 'success');
+    expect(await holds()).toBe(0);
+    expect(first).toBeDefined();
   });
 });
 

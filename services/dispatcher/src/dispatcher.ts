@@ -11,6 +11,7 @@ import { DueSweep } from './due-sweep.ts';
 import { EndpointThrottle } from './endpoint-throttle.ts';
 import type { DispatcherMetrics } from './metrics.ts';
 import { SendGate } from './send-gate.ts';
+import { TenantHolds } from './tenant-holds.ts';
 import { defaultPlacesPerTenant, TenantShares } from './tenant-shares.ts';
 import type { ThroughputMetrics } from './throughput-metrics.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
@@ -99,7 +100,6 @@ export class Dispatcher implements Component {
   readonly #due: DueSweep;
   readonly #runner: AttemptRunner;
   readonly #webhooks: WebhookSender;
-  readonly #leases: DeliveryLeases;
   #subscription: Subscription | undefined;
   #stopped = false;
 
@@ -107,8 +107,11 @@ export class Dispatcher implements Component {
     this.#deps = deps;
     const { store, bus, clock, logger, metrics, config } = deps;
     const places = new AttemptPlaces(config.concurrency);
+    // Tenants whose store calls were refused for overload: no room for new work a while.
+    const holds = new TenantHolds(clock);
     const shares = new TenantShares(
       Math.min(config.concurrency, config.placesPerTenant ?? defaultPlacesPerTenant(config.concurrency, config.slotsPerEndpoint)),
+      holds,
     );
     // Deliveries on their way (published or waiting here): the sweep leaves them alone.
     const ledger = new WakeupLedger(config.leaseMs);
@@ -135,7 +138,16 @@ export class Dispatcher implements Component {
     });
     // A send takes at most a timeout for its connection and one for its answer (HttpEgress),
     // after waits of its own (a place in the endpoint's flight, a transformation's thread).
-    const leases = new DeliveryLeases({ store, clock, logger, metrics, leaseMs: config.leaseMs, sendMs: 2 * config.timeoutMs + SEND_WAITS_MS });
+    const leases = new DeliveryLeases({
+      store,
+      clock,
+      logger,
+      metrics,
+      leaseMs: config.leaseMs,
+      sendMs: 2 * config.timeoutMs + SEND_WAITS_MS,
+      holds,
+      wakeAt: (at) => due.wakeAt(at),
+    });
     const webhooks = new WebhookSender({
       sender: deps.sender,
       relay: deps.relay,
@@ -174,7 +186,6 @@ export class Dispatcher implements Component {
     this.#places = places;
     this.#due = due;
     this.#webhooks = webhooks;
-    this.#leases = leases;
   }
 
   async start(): Promise<void> {
@@ -197,7 +208,6 @@ export class Dispatcher implements Component {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#runner.stopAdmitting();
-    this.#leases.stopHolding(); // claims waiting out a store's overload claim nothing
     this.#webhooks.stop(); // sends still waiting for a token give way
     await this.#due.stop();
     await this.#subscription?.stop();

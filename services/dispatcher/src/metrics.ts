@@ -11,7 +11,7 @@ export interface DispatcherMetrics {
   waiting: Gauge;
   inFlight: Gauge;
   completing: Gauge;
-  claimsHeld: Gauge;
+  tenantHolds: Counter;
   overTenantShare: Counter;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
@@ -218,9 +218,11 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
       help: 'Answered deliveries whose attempt is being written, their place given back already',
       registers: [registry],
     }),
-    claimsHeld: new Gauge({
-      name: 'wirehook_dispatch_claims_held',
-      help: 'Claims waiting out a hold the store put on new work by refusing it for overload (MongoDB: admission control, time limits), their places kept',
+    tenantHolds: new Counter({
+      name: 'wirehook_dispatch_tenant_holds_total',
+      help:
+        "Holds of a tenant's new work (its due deliveries left in the store 250 ms, doubling to 4 s) after the store refused " +
+        'its completion or release for overload (MongoDB: admission control, time limits)',
       registers: [registry],
     }),
     overTenantShare: new Counter({

@@ -1,7 +1,8 @@
 // TenantShares alone: the default share's numbers, the bound on both sides, and when a tenant's
 // sends ending ask for a sweep (down to half its share, only after something was left in the store).
-import type { Environment, OrgId, Tenant } from '@wirehook/core';
+import { type Environment, ManualClock, type OrgId, type Tenant } from '@wirehook/core';
 import { describe, expect, it } from 'vitest';
+import { TenantHolds } from './tenant-holds.ts';
 import { defaultPlacesPerTenant, TenantShares } from './tenant-shares.ts';
 
 const tenant = (org: string, env: Environment = 'live'): Tenant => ({ orgId: org as OrgId, env });
@@ -47,5 +48,29 @@ describe('TenantShares', () => {
     const shares = new TenantShares(4);
     for (let i = 0; i < 4; i++) shares.tryTake(tenant('org_a'));
     expect([1, 2, 3, 4].map(() => shares.give(tenant('org_a')))).toEqual([false, false, false, false]);
+  });
+
+  it('a tenant held for a store overload has no room and is listed full for the sweep; what it claimed is still taken, and others are free', () => {
+    const clock = new ManualClock();
+    const holds = new TenantHolds(clock);
+    const shares = new TenantShares(4, holds);
+    shares.tryTake(tenant('org_a'));
+    holds.overloaded(tenant('org_a'), clock.now());
+    expect(shares.held(tenant('org_a'))).toBe(true);
+    expect(shares.hasRoom(tenant('org_a'))).toBe(false);
+    expect(shares.fullTenants()).toEqual([tenant('org_a')]);
+    // A delivery of its claimed already (before the hold) is sent.
+    expect(shares.tryTake(tenant('org_a'))).toBe(true);
+    expect(shares.hasRoom(tenant('org_b'))).toBe(true);
+    // Listed once when it is also at its share.
+    for (let i = 0; i < 2; i++) shares.tryTake(tenant('org_a'));
+    expect(shares.fullTenants()).toEqual([tenant('org_a')]);
+    clock.advance(250);
+    expect(shares.hasRoom(tenant('org_b'))).toBe(true);
+    expect(shares.held(tenant('org_a'))).toBe(false);
+    expect(shares.fullTenants()).toEqual([tenant('org_a')]); // at its share still: 4 of 4
+    shares.give(tenant('org_a'));
+    expect(shares.hasRoom(tenant('org_a'))).toBe(true);
+    expect(shares.fullTenants()).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // Whose sends hold the places: a bound per tenant (org + environment) on a dispatcher's places,
 // so fairness between tenants holds where sends wait, not only in what the sweep lists.
 import { tenantKey, type Tenant } from '@wirehook/core';
+import type { TenantHolds } from './tenant-holds.ts';
 
 /**
  * The share of a dispatcher's places one tenant may hold when not set
@@ -18,7 +19,9 @@ export function defaultPlacesPerTenant(concurrency: number, slotsPerEndpoint: nu
  * every place while another tenant has due work. A delivery over its tenant's share is not
  * kept here: it goes back to the store, due (a backlog of any size waits there, indexed), the
  * tenant is marked, and its sends ending down to half its share ask for a sweep that brings
- * its deliveries back (`give` → refill), as an endpoint's parking does.
+ * its deliveries back (`give` → refill), as an endpoint's parking does. A tenant whose store
+ * calls are refused for overload (TenantHolds) has no room for new work until its hold ends: its
+ * due deliveries wait in the store unlisted; what it has claimed already is sent.
  */
 export class TenantShares {
   /** Places one tenant may hold at once. */
@@ -29,15 +32,27 @@ export class TenantShares {
   /** Tenants whose due deliveries were left in the store for want of a share. */
   readonly #overflowed = new Set<string>();
 
-  constructor(perTenant: number) {
+  readonly #holds: TenantHolds | undefined;
+
+  constructor(perTenant: number, holds?: TenantHolds) {
     this.perTenant = perTenant;
+    this.#holds = holds;
   }
 
-  /** The tenants holding their whole share now (at most places ÷ share: a read of the tenants with sends). */
+  /**
+   * The tenants holding their whole share now (at most places ÷ share: a read of the tenants with
+   * sends), and those whose new work is held for a store overload.
+   */
   fullTenants(): Tenant[] {
     const full: Tenant[] = [];
     for (const [key, taken] of this.#taken) if (taken >= this.perTenant) full.push(this.#tenants.get(key)!);
+    for (const tenant of this.#holds?.heldTenants() ?? []) if (this.taken(tenant) < this.perTenant) full.push(tenant);
     return full;
+  }
+
+  /** Whether `tenant`'s new work is held for a store overload now (TenantHolds). */
+  held(tenant: Tenant): boolean {
+    return this.#holds?.held(tenant) === true;
   }
 
   /** Places `tenant` holds now. */
@@ -48,8 +63,13 @@ export class TenantShares {
   /**
    * Whether `tenant` has room for `more` + 1 sends beyond what it holds (the sweep counts what
    * it published for the tenant). When not, the tenant is marked: its sends ending ask for a sweep.
+   * Never while it is held (TenantHolds), whose end asks for its own sweep.
    */
   hasRoom(tenant: Tenant, more = 0): boolean {
+    return !this.held(tenant) && this.#shareHasRoom(tenant, more);
+  }
+
+  #shareHasRoom(tenant: Tenant, more: number): boolean {
     const key = tenantKey(tenant);
     if ((this.#taken.get(key) ?? 0) + more < this.perTenant) return true;
     this.#overflowed.add(key);
@@ -64,9 +84,9 @@ export class TenantShares {
     this.#overflowed.add(tenantKey(tenant));
   }
 
-  /** Takes a place of `tenant`'s share; false (the tenant marked) when it holds all of them. */
+  /** Takes a place of `tenant`'s share; false (the tenant marked) when it holds all of them. A held tenant's claimed work is sent. */
   tryTake(tenant: Tenant): boolean {
-    if (!this.hasRoom(tenant)) return false;
+    if (!this.#shareHasRoom(tenant, 0)) return false;
     const key = tenantKey(tenant);
     this.#taken.set(key, (this.#taken.get(key) ?? 0) + 1);
     this.#tenants.set(key, tenant);

@@ -17,7 +17,7 @@ import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { StreakClears } from './streak-clears.ts';
 import { streakAfterNewestSuccess } from './streak-guard.ts';
-import { scope } from './query.ts';
+import { POINT_OP_MS, scope } from './query.ts';
 
 /**
  * DeliveryRepo.complete: the attempt, the delivery's new state and the endpoint's failure
@@ -276,7 +276,8 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
  */
 async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<'confirmed' | 'unconfirmed'> {
   let clears = streakClears.get(conn);
-  if (clears === undefined) streakClears.set(conn, (clears = new StreakClears()));
+  // Unconfirmed: those waiting go to their transactions at once, which clear again under their commits.
+  if (clears === undefined) streakClears.set(conn, (clears = new StreakClears((result) => result === 'unconfirmed')));
   return clears.clear(`${t.orgId}/${t.env}/${endpointId}`, attempt.at, (at) => writeStreakEnd(conn, t, endpointId, at));
 }
 
@@ -287,7 +288,8 @@ const streakClears = new WeakMap<MongoConnection, StreakClears<'confirmed' | 'un
 async function writeStreakEnd(conn: MongoConnection, t: Tenant, endpointId: EndpointId, at: number): Promise<'confirmed' | 'unconfirmed'> {
   try {
     // The plan is the transaction's too, where a write concern of its own is refused: given here.
-    await endStreak(conn, t, endpointId, at, { writeConcern: COMPLETED_BY_MAJORITY });
+    // A time limit too: every success of the endpoint in this process that comes meanwhile waits on this write.
+    await endStreak(conn, t, endpointId, at, { writeConcern: COMPLETED_BY_MAJORITY, maxTimeMS: POINT_OP_MS });
     return 'confirmed';
   } catch (err) {
     // Not confirmed (a majority's wait run out), or not made through an election: the transaction, which retries through
@@ -317,7 +319,7 @@ async function endStreak(
   t: Tenant,
   endpointId: EndpointId,
   at: number,
-  options: { session: ClientSession } | { writeConcern: typeof COMPLETED_BY_MAJORITY },
+  options: { session: ClientSession } | { writeConcern: typeof COMPLETED_BY_MAJORITY; maxTimeMS: number },
 ): Promise<void> {
   const q = P.streakEnd(t, endpointId, at);
   await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, ...options });

@@ -674,7 +674,12 @@ describe('a completion’s commands (MongoDB)', () => {
       filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
       update: { $set: { failingSince: null } },
     });
-    expect(options.get('endpoints.updateOne')).toMatchObject({ writeConcern: { w: 'majority', wtimeoutMS: 10_000 }, comment: 'deliveries.streakEnd' });
+    // With a time limit (POINT_OP_MS): the endpoint's successes that come meanwhile wait on it.
+    expect(options.get('endpoints.updateOne')).toMatchObject({
+      writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
+      maxTimeMS: 5_000,
+      comment: 'deliveries.streakEnd',
+    });
   });
 
   it('a drain’s successes that finish while one clear is out share the next: two writes of the endpoint, not one a success', async () => {
@@ -696,6 +701,19 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(clears).toEqual([{ $lte: NOW }, { $lte: NOW + 7 }]);
     expect(log.filter((c) => c === 'deliveries.findOneAndUpdate')).toHaveLength(8);
     expect(log).not.toContain('commit');
+  });
+
+  it('successes waiting behind a clear a majority did not confirm go to their transactions at once, with no write of their own first', async () => {
+    let open = () => {};
+    const streakWriteGate = new Promise<void>((resolve) => (open = resolve));
+    const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteGate, streakWriteThrows: unconfirmed() };
+    const { log, completeAt } = completionStandIn(scene);
+    const completions = Array.from({ length: 4 }, (_, i) => completeAt(NOW + i, SUCCESS));
+    await byNextTurn(Promise.all(completions));
+    open();
+    expect((await Promise.all(completions)).every((c) => c.applied)).toBe(true);
+    expect(log.filter((c) => c === 'endpoints.updateOne')).toHaveLength(1);
+    expect(log.filter((c) => c === 'commit')).toHaveLength(4);
   });
 
   it('a clear a majority did not confirm in 10 s sends the completion to the transaction, which clears again under its commit', async () => {

@@ -34,6 +34,8 @@ describe('StreakClears', () => {
     const { calls, writeOf } = heldWrites();
     const first = clears.clear('ep_1', 100, writeOf('ep_1'));
     const second = clears.clear('ep_1', 90, writeOf('ep_1'));
+    // Not sent beside the first: after it.
+    expect(calls.map((c) => c.at)).toEqual([100]);
     calls[0]!.answer('confirmed');
     await first;
     await byNextTurn(Promise.resolve());
@@ -71,5 +73,26 @@ describe('StreakClears', () => {
     void clears.clear('ep_1', 105, writeOf('ep_1'));
     expect(calls.map((c) => c.key)).toEqual(['ep_1', 'ep_2']);
     expect(clears.inFlight).toBe(2);
+  });
+
+  it('a result that settles those waiting (a majority not confirming in time) answers them the same, with no write of theirs', async () => {
+    const clears = new StreakClears<string>((result) => result === 'unconfirmed');
+    const { calls, writeOf } = heldWrites();
+    const first = clears.clear('ep_1', 100, writeOf('ep_1'));
+    const waiting = [clears.clear('ep_1', 110, writeOf('ep_1')), clears.clear('ep_1', 120, writeOf('ep_1'))];
+    calls[0]!.answer('unconfirmed');
+    expect(await first).toBe('unconfirmed');
+    expect(await Promise.all(waiting)).toEqual(['unconfirmed', 'unconfirmed']);
+    expect(calls).toHaveLength(1);
+    expect(clears.inFlight).toBe(0);
+    // A confirmed one does not: those waiting write.
+    const again = clears.clear('ep_1', 130, writeOf('ep_1'));
+    const after = clears.clear('ep_1', 140, writeOf('ep_1'));
+    calls[1]!.answer('confirmed');
+    await again;
+    await byNextTurn(Promise.resolve());
+    expect(calls.map((c) => c.at)).toEqual([100, 130, 140]);
+    calls[2]!.answer('confirmed');
+    expect(await after).toBe('confirmed');
   });
 });

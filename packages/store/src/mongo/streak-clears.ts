@@ -10,12 +10,22 @@
  * The same as each writing its own: the shared write is sent after every joiner's read of the
  * streak was answered (it waits for the one in flight), and its filter (`failingSince` at or
  * before the latest attempt) clears every streak a joiner's own would have; each joiner hears
- * its outcome before its delivery is written, as before. A write refused fails all who share it,
- * as each would have failed alone. Never an earlier write in flight: its read may have preceded it.
+ * its outcome before its delivery is written, as before. Never an earlier write in flight: its
+ * read may have preceded it. What sharing changes: a write refused fails every success that
+ * shares it (each sent again after its lease), where of their own writes some might have got
+ * through — the next success writes again; and one a majority did not confirm in time answers
+ * the successes waiting behind it the same (`settles`), sent to their transactions at once
+ * rather than after a second wait as long, which could outlast their leases.
  */
 export class StreakClears<R> {
   /** The endpoints with a clear in flight, and the one waiting to follow it. */
   readonly #byEndpoint = new Map<string, { next: Shared<R> | null }>();
+  /** Whether a write's result answers the successes waiting behind it as well, with no write of theirs. */
+  readonly #settles: (result: R) => boolean;
+
+  constructor(settles: (result: R) => boolean = () => false) {
+    this.#settles = settles;
+  }
 
   /** Clears `key`'s streak as of `at` by `write`, or shares the next write that does. */
   clear(key: string, at: number, write: (at: number) => Promise<R>): Promise<R> {
@@ -37,16 +47,21 @@ export class StreakClears<R> {
 
   #write(key: string, state: { next: Shared<R> | null }, at: number, write: (at: number) => Promise<R>): Promise<R> {
     const written = write(at);
-    const then = () => {
+    const then = (result?: R) => {
       const next = state.next;
       if (next === null) {
         this.#byEndpoint.delete(key);
         return;
       }
       state.next = null;
+      if (result !== undefined && this.#settles(result)) {
+        this.#byEndpoint.delete(key);
+        next.resolve(result);
+        return;
+      }
       this.#write(key, state, next.at, next.write).then(next.resolve, next.reject);
     };
-    written.then(then, then);
+    written.then(then, () => then());
     return written;
   }
 }
