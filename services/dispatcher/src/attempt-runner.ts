@@ -223,15 +223,16 @@ export class AttemptRunner {
       if (!this.#deps.shares.held(tenant)) this.#deps.metrics.overTenantShare.inc();
       return;
     }
-    await this.admit(id);
+    await this.admit(id, undefined, tenant);
   }
 
   /**
    * Claims `id` and starts its send when there is room; else leaves it due in the store
    * for the sweeper. Resolves once the claim is decided (the send goes on). `fromWaitingOf`:
-   * it was waiting for a turn of that endpoint, which it is taking over.
+   * it was waiting for a turn of that endpoint, which it is taking over; `tenant`: its wake-up's,
+   * held if the store refuses the claim for overload.
    */
-  async admit(id: DeliveryId, fromWaitingOf?: string): Promise<void> {
+  async admit(id: DeliveryId, fromWaitingOf?: string, tenant?: Tenant): Promise<void> {
     if (this.#stopped) return;
     // Room for it? Else it stays due in the store, for the sweeper.
     if (this.#deps.places.full) {
@@ -239,7 +240,7 @@ export class AttemptRunner {
       this.#deps.due.fellBehind();
       return;
     }
-    await this.#occupy(() => this.#attempt(id, fromWaitingOf));
+    await this.#occupy(() => this.#attempt(id, fromWaitingOf, tenant));
   }
 
   /** Starts a job intake claimed for this dispatcher (the caller checked there is a place). */
@@ -277,14 +278,14 @@ export class AttemptRunner {
   }
 
   /** @returns whether a send started (it ends with #finished). */
-  async #attempt(id: DeliveryId, fromWaitingOf: string | undefined): Promise<boolean> {
+  async #attempt(id: DeliveryId, fromWaitingOf: string | undefined, tenant?: Tenant): Promise<boolean> {
     const now = this.#deps.clock.now();
     if (this.#sendingIds.has(id)) {
       // Being sent here (a wake-up after the clock jumped past its lease): still on its way, not forgotten.
       if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
       return false;
     }
-    const job = await this.#deps.leases.claim(id, now);
+    const job = await this.#deps.leases.claim(id, now, tenant);
     if (!job) {
       this.#deps.ledger.forget(id); // done, not due, paused, or claimed elsewhere
       // It was to use a freed turn of its endpoint: pass the turn on.

@@ -289,4 +289,20 @@ describe('a store refusing a tenant’s calls for overload', () => {
     await l.complete(jobs[2]!, s.m.succeeded(jobs[2]!, s.clock.now()));
     expect(wakes.at(-1)! - s.clock.now()).toBe(250);
   });
+
+  it('a claim refused for overload holds the tenant its wake-up named, alone or in a call of several; one naming none holds nothing', async () => {
+    const one = await s.endpoint();
+    const two = await s.endpoint();
+    const [a] = await s.due(one.t);
+    const [b] = await s.due(two.t);
+    const { holds, l } = holding();
+    s.store.deliveries.claimMany = overloaded;
+    expect(await Promise.all([l.claim(a!, s.clock.now(), one.t), l.claim(b!, s.clock.now())])).toEqual([null, null]);
+    expect([holds.held(one.t), holds.held(two.t)]).toEqual([true, false]);
+    // A store that claims one at a time (MongoDB).
+    s.store.deliveries.claimMany = undefined;
+    s.store.deliveries.claim = overloaded;
+    expect(await l.claim(b!, s.clock.now(), two.t)).toBeNull();
+    expect(holds.held(two.t)).toBe(true);
+  });
 });

@@ -1,7 +1,7 @@
 // Claiming and completing: the dispatcher's store calls on a delivery's lease, with what a
 // failing store means for the delivery decided in one place.
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { type Clock, type DeliveryId, type Tenant, UnavailableError } from '@wirehook/core';
+import { type Clock, type DeliveryId, type Tenant, tenantKey, UnavailableError } from '@wirehook/core';
 import { OutageLog, type Logger } from '@wirehook/platform';
 import { claimRef, MAX_CLAIM_BATCH, type AttemptOutcome, type ClaimResult, type CompletedAttempt, type DeliveryJob, type Store } from '@wirehook/store';
 import type { DispatcherMetrics } from './metrics.ts';
@@ -10,6 +10,8 @@ import type { TenantHolds } from './tenant-holds.ts';
 interface QueuedClaim {
   id: DeliveryId;
   now: number;
+  /** The delivery's tenant when its wake-up named it: held if the store refuses the claim for overload. */
+  tenant: Tenant | undefined;
   resolve: (job: DeliveryJob | null) => void;
 }
 
@@ -39,7 +41,7 @@ export interface DeliveryLeasesDeps {
  * outage (its first error, then summaries, not a line per delivery) and answered as "nothing
  * happened": the sweeper finds the delivery again — once its lease runs out when the store may
  * have kept one, at once when it kept none (SQLite keeps no lease of a claim that failed). A
- * release or completion refused for overload holds its tenant's new work back a while (TenantHolds).
+ * call refused for overload holds its tenant's new work back a while (TenantHolds).
  */
 export class DeliveryLeases {
   readonly #deps: DeliveryLeasesDeps;
@@ -64,25 +66,27 @@ export class DeliveryLeases {
    * length. @returns its job, or null when it is not claimable (done, not due, paused, or
    * claimed elsewhere) or the claim failed.
    */
-  claim(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
+  claim(id: DeliveryId, now: number, tenant?: Tenant): Promise<DeliveryJob | null> {
     // A store without claimMany (MongoDB) claims one at a time, each answered as it ends.
-    if (this.#deps.store.deliveries.claimMany === undefined) return this.#claimOne(id, now);
+    if (this.#deps.store.deliveries.claimMany === undefined) return this.#claimOne(id, now, tenant);
     return new Promise((resolve) => {
       // The claims of one turn of the event loop (a sweep's page, a pull of wake-ups) go in
       // store calls of MAX_CLAIM_BATCH: one write of the group commit, and a fan-out's claims
       // of one message read and carry its payload once (docs/benchmarks.md, round four's
       // eighth session). Made outside any claimant's trace: the batch is no one delivery's.
       if (this.#claims.length === 0) setImmediate(() => context.with(ROOT_CONTEXT, () => this.#claimQueued()));
-      this.#claims.push({ id, now, resolve });
+      this.#claims.push({ id, now, tenant, resolve });
     });
   }
 
-  async #claimOne(id: DeliveryId, now: number): Promise<DeliveryJob | null> {
+  async #claimOne(id: DeliveryId, now: number, tenant: Tenant | undefined): Promise<DeliveryJob | null> {
+    const sentAt = this.#deps.clock.now();
     try {
       const job = await this.#deps.store.deliveries.claim(id, now, now + this.#deps.leaseMs);
       return job === null ? null : this.#inTime(job, now + this.#deps.leaseMs);
     } catch (err) {
       this.#failed('claim', err, 1, { deliveryId: id });
+      if (tenant !== undefined) this.#holdIfOverloaded(tenant, err, sentAt);
       return null;
     }
   }
@@ -98,6 +102,7 @@ export class DeliveryLeases {
   /** Claims `claims` in one store call; every one is answered, whatever fails (null: nothing claimed). */
   async #claimBatch(claims: QueuedClaim[]): Promise<void> {
     const answers = new Map<number, DeliveryJob>();
+    const sentAt = this.#deps.clock.now();
     try {
       // Asked a moment ago: claimed as of the latest of those moments (due by then, leased from then).
       const now = Math.max(...claims.map((c) => c.now));
@@ -117,6 +122,8 @@ export class DeliveryLeases {
     } catch (err) {
       answers.clear(); // an answer that does not add up is no answer: their leases run out
       this.#failed('claim', err, claims.length, { deliveries: claims.length });
+      const tenants = new Map(claims.flatMap((c) => (c.tenant === undefined ? [] : [[tenantKey(c.tenant), c.tenant] as const])));
+      for (const tenant of tenants.values()) this.#holdIfOverloaded(tenant, err, sentAt);
     } finally {
       // A claim without an answer would hold its attempt's place for ever.
       claims.forEach((claim, i) => claim.resolve(answers.get(i) ?? null));
@@ -178,8 +185,8 @@ export class DeliveryLeases {
 
   /**
    * `tenant`'s call, sent at `sentAt`, failed: when for overload, its new work is held (TenantHolds),
-   * and a sweep asked for at the hold's end. (A claim's tenant is not known before its answer: a
-   * claim refused sent nothing, and holds nothing.)
+   * and a sweep asked for at the hold's end. (A claim's tenant is known when its wake-up named it —
+   * the sweep's and intake's do —; a lane's next or a turn passed on holds nothing when refused.)
    */
   #holdIfOverloaded(tenant: Tenant, err: unknown, sentAt: number): void {
     if (!(err instanceof UnavailableError && err.overloaded) || this.#deps.holds === undefined) return;

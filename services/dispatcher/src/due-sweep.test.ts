@@ -11,6 +11,7 @@ import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './testing/dispatch-scene.ts';
 import { DueSweep, REFILL_SHARE_GROUPED, refillAt } from './due-sweep.ts';
 import { SendGate } from './send-gate.ts';
+import { TenantHolds } from './tenant-holds.ts';
 import { TenantShares } from './tenant-shares.ts';
 import { WakeupLedger } from './wakeup-ledger.ts';
 
@@ -42,10 +43,10 @@ afterEach(async () => {
   await s.close();
 });
 
-function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number; refillShare?: number } = {}) {
+function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number; refillShare?: number; holds?: TenantHolds } = {}) {
   const places = new AttemptPlaces(options.places ?? 10);
   // Unless a test bounds it, a tenant may use every place.
-  const shares = new TenantShares(options.placesPerTenant ?? places.size);
+  const shares = new TenantShares(options.placesPerTenant ?? places.size, options.holds);
   const ledger = new WakeupLedger(LEASE_MS);
   const gate = new SendGate(options.slots ?? 2);
   const sweep = new DueSweep({
@@ -338,6 +339,21 @@ describe('DueSweep', () => {
     expect(published).toEqual([...busyIds.slice(0, 2), otherId]);
     // Each names its tenant: a dispatcher whose share of it is taken leaves it unclaimed.
     expect(tenantsNamed).toEqual([busy.t, busy.t, other.t]);
+  });
+
+  it('lists none of a tenant held for a store overload, the other tenant’s at once; a sweep when the hold ends publishes its', async () => {
+    const held = await s.endpoint();
+    const heldIds = await s.due(held.t, 2);
+    const other = await s.endpoint();
+    const [otherId] = await s.due(other.t);
+    const holds = new TenantHolds(s.clock);
+    const { sweep } = sweeper({ holds });
+    holds.overloaded(held.t, s.clock.now());
+    await sweep.sweep();
+    expect(published).toEqual([otherId]);
+    // No other sweep asked for (the timer is an hour away): the one at the hold's end, 250 ms on.
+    s.clock.advance(250);
+    await until(() => expect(published).toEqual([otherId, ...heldIds]));
   });
 
   it('a page filled by a tenant at its share: one more page of each endpoint’s oldest finds another tenant’s delivery behind it', async () => {

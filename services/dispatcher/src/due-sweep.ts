@@ -21,7 +21,7 @@ export interface DueSweepDeps {
   /** Whether an endpoint can use a wake-up now, and how many of one endpoint's due deliveries to fetch. */
   gate: Pick<SendGate, 'perEndpoint' | 'hasRoom' | 'filledShare'>;
   /** Whether a tenant has room in its share of the places: the sweep lists and publishes no more of a tenant's than it may send. */
-  shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'fullTenants' | 'mayHaveMore'>;
+  shares: Pick<TenantShares, 'hasRoom' | 'perTenant' | 'fullTenants' | 'mayHaveMore' | 'heldUntil'>;
   /** How often the store is swept. */
   intervalMs: number;
   /** Most due deliveries one sweep publishes. */
@@ -254,6 +254,10 @@ export class DueSweep {
       // None of a tenant holding its whole share here: listed, it would take the page's room
       // (and on MongoDB, a take and a move of each of its endpoints) for nothing.
       const full = shares.fullTenants();
+      // Tenants held for a store overload among them: a sweep when the first hold ends (asked again by every sweep
+      // while one is on, so a wake absorbed by an earlier one, or fired a moment early, is not lost).
+      const heldUntil = shares.heldUntil();
+      if (heldUntil !== null) this.wakeAt(heldUntil);
       // Whatever they have due waits unlisted: their sends ending (to half the share) sweep for it.
       for (const tenant of full) shares.mayHaveMore(tenant);
       const marks = this.#behindMarks;

@@ -222,7 +222,7 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
       name: 'wirehook_dispatch_tenant_holds_total',
       help:
         "Holds of a tenant's new work (its due deliveries left in the store 250 ms, doubling to 4 s) after the store refused " +
-        'its completion or release for overload (MongoDB: admission control, time limits)',
+        'its claim, completion or release for overload (MongoDB: admission control, time limits)',
       registers: [registry],
     }),
     overTenantShare: new Counter({

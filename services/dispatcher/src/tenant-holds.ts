@@ -82,6 +82,17 @@ export class TenantHolds {
     return held;
   }
 
+  /** The earliest end of the holds on now (clock ms); null when none is. */
+  nextEnd(): number | null {
+    const now = this.#clock.now();
+    let next: number | null = null;
+    for (const hold of this.#holds.values()) {
+      const until = this.#until(hold, now);
+      if (until > now && (next === null || until < next)) next = until;
+    }
+    return next;
+  }
+
   /** The hold's end, brought back to its length from now when the clock stepped back. */
   #until(hold: Hold, now: number): number {
     if (hold.until - now > hold.ms) hold.until = now + hold.ms;

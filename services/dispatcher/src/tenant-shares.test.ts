@@ -73,4 +73,19 @@ describe('TenantShares', () => {
     expect(shares.hasRoom(tenant('org_a'))).toBe(true);
     expect(shares.fullTenants()).toEqual([]);
   });
+
+  it('a held tenant’s sends ending ask for no sweep (it would list none of its); after the hold, the next does', () => {
+    const clock = new ManualClock();
+    const holds = new TenantHolds(clock);
+    const shares = new TenantShares(4, holds);
+    for (let i = 0; i < 4; i++) shares.tryTake(tenant('org_a'));
+    expect(shares.tryTake(tenant('org_a'))).toBe(false); // marked: something of it left in the store
+    holds.overloaded(tenant('org_a'), clock.now());
+    expect(shares.heldUntil()).toBe(clock.now() + 250);
+    expect(shares.give(tenant('org_a'))).toBe(false);
+    expect(shares.give(tenant('org_a'))).toBe(false); // 2 of 4 left, held
+    clock.advance(250);
+    expect(shares.heldUntil()).toBeNull();
+    expect(shares.give(tenant('org_a'))).toBe(true); // 1 left, the mark kept through the hold
+  });
 });

@@ -55,6 +55,11 @@ export class TenantShares {
     return this.#holds?.held(tenant) === true;
   }
 
+  /** When the first hold for a store overload ends (clock ms; TenantHolds), null when none is on. */
+  heldUntil(): number | null {
+    return this.#holds?.nextEnd() ?? null;
+  }
+
   /** Places `tenant` holds now. */
   taken(tenant: Tenant): number {
     return this.#taken.get(tenantKey(tenant)) ?? 0;
@@ -107,6 +112,7 @@ export class TenantShares {
       this.#taken.delete(key);
       this.#tenants.delete(key);
     }
-    return left <= this.perTenant / 2 && this.#overflowed.delete(key);
+    // Held for an overload: no sweep for it now (it would list nothing of the tenant's), its mark kept for after the hold.
+    return left <= this.perTenant / 2 && !this.held(tenant) && this.#overflowed.delete(key);
   }
 }

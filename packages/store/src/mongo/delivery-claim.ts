@@ -97,7 +97,7 @@ interface ReadTenant {
  * the room the limit has left (and a batch's worth of stale ones more). A skipped tenant is
  * passed over with no write. Pages go on until `limit` deliveries are found, or the queue ends,
  * or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth: the batches under
- * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages. Examines ≤ pages × (2 ×
+ * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages, and one more for each 64 tenants skipped. Examines ≤ pages × (2 ×
  * DUE_TENANTS_PAGE + 3 a tenant) + budget + DUE_TENANTS_PAGE × DUE_ENDPOINTS_PAGE entries, and
  * perEndpoint + 5 documents an entry (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
  * the backlog. A read: two calls at one `now` with nothing changed between give the same answer.
@@ -119,7 +119,9 @@ export async function dueDeliveries(
   const visited = new Set<string>(skip.map(tenantKey));
   /** Deliveries given in this call, by tenant. */
   const givenOfTenant = new Map<string, number>();
-  const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
+  // And a page of tenants for each DUE_TENANTS_PAGE skipped (tenants at their share, or held for an overload: the
+  // dispatcher's TenantHolds), which are read and passed over: many held before the others would use the pages up.
+  const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES + Math.ceil(skip.length / DUE_TENANTS_PAGE);
   /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
   let budget = maxPages * DUE_ENDPOINTS_PAGE;
   // What the shares keep of what was given: derived again only when more was given (`due` only grows).

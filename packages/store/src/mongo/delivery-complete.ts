@@ -456,11 +456,13 @@ async function unlessSucceededSince(
   const effects = attemptEffects(outcome, resend, endpoint);
   if (!effects.disable || endpoint === null || endpoint.failingSince === null) return effects;
   const { tenant: t, endpointId } = claim;
-  const since = await streakAfterNewestSuccess(conn, session, t, endpointId, endpoint.failingSince, outcome.attempt.at);
-  if (since === null) return effects;
+  const found = await streakAfterNewestSuccess(conn, session, t, endpointId, endpoint.failingSince);
+  if (found === null) return effects;
   const q = P.streakRestart(t, endpointId, endpoint.failingSince);
-  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: since } }, { ...q.options, session });
-  return attemptEffects(outcome, resend, { ...endpoint, failingSince: since });
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: found.since } }, { ...q.options, session });
+  // No failure of the endpoint's after its newest success (this one began before it): the streak ended, and this
+  // attempt, older than that success, begins none — decided as for a streak begun now (no disabling, no alert).
+  return attemptEffects(outcome, resend, { ...endpoint, failingSince: found.since ?? outcome.attempt.at });
 }
 
 /**

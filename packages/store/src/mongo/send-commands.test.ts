@@ -322,6 +322,8 @@ interface CompletionScene {
   streakWriteGate?: Promise<void>;
   /** The endpoint's newest attempts as a disabling's check reads them (streak-guard.ts), newest first. */
   attemptsInStreak?: { _id: string; at: number; responseStatus: number | null; error: string | null }[];
+  /** Months kept (conn.months()), one when not said. */
+  monthsKept?: number;
 }
 
 function completionStandIn(o: CompletionScene) {
@@ -339,6 +341,9 @@ function completionStandIn(o: CompletionScene) {
   const sent: { name: string; filter: Record<string, unknown>; update: unknown }[] = [];
   /** The limits the attempts' reads were sent with. */
   const limits: number[] = [];
+  /** The attempts' reads under way at once, now and at most (a transaction's operations are sequential). */
+  const reading = { now: 0, most: 0 };
+  if (o.monthsKept !== undefined) Object.assign(conn, { months: async () => Array.from({ length: o.monthsKept! }, () => monthOf(NOW)) });
   const named =
     <T>(name: string, answer: (filter: Record<string, unknown>) => T) =>
     async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
@@ -388,7 +393,16 @@ function completionStandIn(o: CompletionScene) {
         log.push(logged);
         sent.push({ name: logged, filter, update: undefined });
         options.set(logged, findOptions);
-        return { limit: (n: number) => ({ toArray: async () => (limits.push(n), (o.attemptsInStreak ?? []).slice(0, n)) }) };
+        reading.now++;
+        reading.most = Math.max(reading.most, reading.now);
+        const toArray = async () => {
+          await Promise.resolve();
+          reading.now--;
+          limits.push(n);
+          return (o.attemptsInStreak ?? []).slice(0, n);
+        };
+        let n = 0;
+        return { limit: (limit: number) => ((n = limit), { toArray }) };
       },
     },
     messages: { updateOne: named('messages.updateOne', () => ({ matchedCount: 1 })) },
@@ -396,7 +410,10 @@ function completionStandIn(o: CompletionScene) {
   Object.assign(conn, {
     deliveryLanes: { findOne: named('deliveryLanes.findOne', () => null) },
     // A disabling's walk of the endpoint's other open deliveries, recorded in its transaction.
-    endpointWalks: { updateOne: named('endpointWalks.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })) },
+    endpointWalks: {
+      updateOne: named('endpointWalks.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })),
+      findOneAndUpdate: named('endpointWalks.findOneAndUpdate', () => null),
+    },
     alertEvents: {
       findOne: named('alertEvents.findOne', () => null),
       insertOne: named('alertEvents.insertOne', () => ({})),
@@ -441,7 +458,7 @@ function completionStandIn(o: CompletionScene) {
   /** A completion of the same claim with the attempt made at `at`, not waited for (several may overlap). */
   const completeAt = (at: number, outcome: Record<string, unknown>) =>
     completeDelivery(conn, claim as never, { attempt: { ...attempt, at }, countsTowardPolicy: true, ...outcome } as never);
-  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt, limits };
+  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt, limits, reading };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -863,21 +880,23 @@ describe('a completion’s commands (MongoDB)', () => {
         before: OPEN_PENDING,
         attemptsInStreak: [failed(NOW), failed(NOW - 20_000), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
       };
-      const { log, sent, options, limits, complete } = completionStandIn(scene);
+      const { log, sent, options, limits, reading, complete } = completionStandIn({ ...scene, monthsKept: 3 });
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
-      // Read in the transaction's snapshot: the endpoint's attempts between its streak's start and this one, newest first.
+      // Read in the transaction's snapshot: the endpoint's attempts since its streak's start (later ones too), newest
+      // first, in each month kept, one month after another.
       expect(sent.find((c) => c.name === 'attempts.find (txn)')?.filter).toEqual({
         orgId: 'org_1',
         env: 'live',
         endpointId: 'ep_1',
-        at: { $gt: NOW - 6 * DAY, $lte: NOW },
+        at: { $gt: NOW - 6 * DAY },
       });
+      expect(reading.most).toBe(1);
       expect(options.get('attempts.find (txn)')).toMatchObject({
         sort: { at: -1, _id: -1 },
         hint: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 },
         comment: 'deliveries.attemptsInStreak',
       });
-      expect(limits).toEqual([64]);
+      expect(limits).toEqual([64, 64, 64]);
       // The streak from the first attempt after the success, where it is still the one read; no disabling, no alert.
       const endpointWrites = sent.filter((c) => c.name === 'endpoints.updateOne (txn)');
       expect(endpointWrites).toEqual([
@@ -889,6 +908,20 @@ describe('a completion’s commands (MongoDB)', () => {
       ]);
       expect(log).not.toContain('alertEvents.insertOne (txn)');
       expect(log).toContain('commit');
+    });
+
+    it('a success newer than every failure of the endpoint’s (one begun during this slow one): the streak ended, nothing disabled', async () => {
+      const relayFault = { _id: 'att_relay', at: NOW + 3_000, responseStatus: null, error: 'relay: no source address' };
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [relayFault, succeeded(NOW + 2_000), failed(NOW), failed(NOW - 6 * DAY)],
+      };
+      const { log, sent, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      // A relay's fault after it is ours, not the endpoint's: no failure of the endpoint's came after the success.
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: null } }]);
+      expect(log).not.toContain('alertEvents.insertOne (txn)');
     });
 
     it('no success among them: disabled as before', async () => {

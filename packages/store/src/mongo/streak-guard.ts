@@ -15,14 +15,17 @@ export const STREAK_CHECKED_ATTEMPTS = 64;
  * failure's start written behind a success that read no streak — each leaves `failingSince` older
  * than the endpoint's last success, and the next failure read it as 5 days of failing and stopped
  * an endpoint that had just worked. So the disabling transaction reads the endpoint's newest
- * attempts in the streak (STREAK_CHECKED_ATTEMPTS a month kept, attempts_endpoint): a success
- * among them moves the streak's start to the oldest attempt after it (the first failure, or a
- * receiver's hold, within moments of it), which the transaction writes instead (streakRestart). Only a disabling pays for it: once an endpoint a 5-day streak.
- * A success older than the 64 newest attempts of every month goes unseen: that many failures
- * after a success whose clear was lost, before the disabling's check — rare, and told in the docs.
+ * attempts since the streak began (STREAK_CHECKED_ATTEMPTS a month kept, attempts_endpoint; any
+ * made after this one's start too: a success begun during a slow failure, or on a dispatcher
+ * whose clock is ahead): a success among them moves the streak's start to the oldest attempt
+ * after it that is the endpoint's failure (not the egress relay's), or ends it when none is,
+ * which the transaction writes instead (streakRestart). Only a disabling pays for it: once an
+ * endpoint a 5-day streak. A success older than the 64 newest attempts of every month goes
+ * unseen: that many failures after a success whose clear was lost, before the check — told in
+ * the docs. The months are read one after another: a transaction's operations are sequential.
  *
- * @returns where the streak begins again (the oldest attempt after the newest success read, or
- *   `at` when that success is the newest), or null when no success is among them.
+ * @returns null when no success is among them; else where the streak begins again (`since`),
+ *   null there when no failure of the endpoint's came after the newest success.
  */
 export async function streakAfterNewestSuccess(
   conn: MongoConnection,
@@ -30,26 +33,19 @@ export async function streakAfterNewestSuccess(
   t: Tenant,
   endpointId: EndpointId,
   failingSince: number,
-  at: number,
-): Promise<number | null> {
-  const q = P.attemptsInStreak(t, endpointId, failingSince, at);
-  const months = await conn.months();
-  const perMonth = await Promise.all(
-    months.map((month) =>
-      conn
-        .bucket(month)
-        .attempts.find<{ _id: string; at: number; responseStatus: number | null; error: string | null }>(q.filter, {
-          ...q.options,
-          session,
-          projection: { at: 1, responseStatus: 1, error: 1 },
-        })
-        .limit(STREAK_CHECKED_ATTEMPTS)
-        .toArray(),
-    ),
-  );
+): Promise<{ since: number | null } | null> {
+  const q = P.attemptsInStreak(t, endpointId, failingSince);
+  const read: AttemptSeen[] = [];
+  for (const month of await conn.months()) {
+    const options = { ...q.options, session, projection: { at: 1, responseStatus: 1, error: 1 } };
+    read.push(...(await conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray()));
+  }
   // Newest first across the months, as attempts_endpoint orders each.
-  const newest = perMonth.flat().sort(newestFirst).slice(0, STREAK_CHECKED_ATTEMPTS);
+  const newest = read.sort(newestFirst).slice(0, STREAK_CHECKED_ATTEMPTS);
   const success = newest.findIndex((a) => attemptStatsKind(a) === 'succeeded');
   if (success === -1) return null;
-  return success === 0 ? at : newest[success - 1]!.at;
+  const failedAfter = newest.slice(0, success).filter((a) => attemptStatsKind(a) !== 'relay');
+  return { since: failedAfter.at(-1)?.at ?? null };
 }
+
+type AttemptSeen = { _id: string; at: number; responseStatus: number | null; error: string | null };

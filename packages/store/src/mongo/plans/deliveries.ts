@@ -554,21 +554,21 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /**
    * An endpoint's newest attempts since its failure streak began, before a completion disables it (streak-guard.ts): run
-   * on every month kept (an attempt is in its delivery's month) with a limit, newest first. Only on a disabling (at most
-   * once an endpoint a 5-day streak, and the transaction's reruns).
+   * on every month kept (an attempt is in its delivery's month), one after another, with a limit, newest first. Only on a
+   * disabling (at most once an endpoint a 5-day streak, and the transaction's reruns).
    */
   attemptsInStreak: planSpec({
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
     examines:
       "≤ limit (STREAK_CHECKED_ATTEMPTS, 64) per month, so ≤ 64 × months (≤ RETENTION_MONTHS + 1): each month's range of " +
-      'attempts_endpoint for the endpoint between its streak’s start and the attempt, from its newest',
+      'attempts_endpoint for the endpoint since its streak’s start, from its newest',
     maxExamined: (n) => n,
-    build: (t: { orgId: string; env: string }, endpointId: string, after: number, upTo: number) => ({
-      filter: { orgId: t.orgId, env: t.env, endpointId, at: { $gt: after, $lte: upTo } },
+    build: (t: { orgId: string; env: string }, endpointId: string, after: number) => ({
+      filter: { orgId: t.orgId, env: t.env, endpointId, at: { $gt: after } },
       sort: { at: -1, _id: -1 },
     }),
-    example: [T, 'ep_1', 0, 1],
+    example: [T, 'ep_1', 0],
   }),
   /** The endpoint's latest attempts, newest first: run on every month kept and merged (an attempt is in its delivery's month). */
   recentAttempts: planSpec({
