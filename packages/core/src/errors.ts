@@ -76,10 +76,11 @@ export class PlanLimitError extends WirehookError {
 }
 export class UnavailableError extends WirehookError {
   /**
-   * The database refused the work or ran out of time for it (overloaded), rather than failing
-   * over or being out of reach: a caller that can hold its own work back should (the dispatcher
-   * holds the tenant's: services/dispatcher/src/tenant-holds.ts). Within a process only; not sent
-   * across gRPC.
+   * The database refused the work or ran out of time for it (overloaded) — which a primary going
+   * away, or this process's own pool with no connection free in time, can look like too —, rather
+   * than failing over or being out of reach: a caller that can hold its own work back should (the
+   * dispatcher holds the tenant's: services/dispatcher/src/tenant-holds.ts). Within a process
+   * only; not sent across gRPC.
    */
   readonly overloaded: boolean;
 

@@ -1,6 +1,6 @@
 // Completing: what an attempt did, decided (retry, fail, success), written under the lease,
 // counted and logged.
-import { newId, type Clock, type DeliveryId } from '@wirehook/core';
+import { newId, type Clock, type DeliveryId, type Tenant } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DeliveryJob } from '@wirehook/store';
 import type { DeliveryLeases } from './delivery-leases.ts';
@@ -17,7 +17,7 @@ export interface AttemptRecorderDeps {
    * Wakes a delivery at once: the next of an ordered lane whose head this completion
    * ended, so a lane moves at the pace of its sends, not of the sweep. Optional (tests).
    */
-  wake?: (id: DeliveryId) => void;
+  wake?: (id: DeliveryId, tenant: Tenant) => void;
   /** Holds the job's endpoint until `until` (a receiver's Retry-After), for every dispatcher. Optional (tests). */
   hold?: (job: DeliveryJob, until: number) => Promise<void>;
 }
@@ -53,7 +53,7 @@ export class AttemptRecorder {
     metrics.attempts.inc({ outcome: outcomeLabel(result), via });
     const completed = await leases.complete(job, outcome);
     if (completed === null) return; // not written: the lease runs out and the delivery is sent again (at least once)
-    if (completed.laneNext !== undefined) this.#deps.wake?.(completed.laneNext);
+    if (completed.laneNext !== undefined) this.#deps.wake?.(completed.laneNext, job.tenant);
     if (!completed.applied) {
       metrics.staleCompletions.inc();
       logger.warn(

@@ -234,6 +234,13 @@ export class AttemptRunner {
    */
   async admit(id: DeliveryId, fromWaitingOf?: string, tenant?: Tenant): Promise<void> {
     if (this.#stopped) return;
+    // Its tenant held for a store overload (a parked delivery's turn, a lane's next): not claimed, left due in the
+    // store for the sweep at the hold's end; a turn it was to take goes on (to the same tenant's: each forgotten so).
+    if (tenant !== undefined && this.#deps.shares.held(tenant)) {
+      this.#deps.ledger.forget(id);
+      if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
+      return;
+    }
     // Room for it? Else it stays due in the store, for the sweeper.
     if (this.#deps.places.full) {
       this.#deps.ledger.forget(id);
@@ -428,7 +435,7 @@ export class AttemptRunner {
     if (next === undefined) return;
     // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
     void context
-      .with(next.trace, () => this.admit(next.id, endpointId))
+      .with(next.trace, () => this.admit(next.id, endpointId, next.tenant))
       .catch((err) => this.#deps.logger.error({ err, deliveryId: next.id }, 'attempt failed'))
       .finally(() => this.#deps.gate.turnSettled(endpointId));
   }

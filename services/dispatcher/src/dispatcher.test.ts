@@ -289,7 +289,7 @@ describe('a store refusing a tenant’s calls for overload (TenantHolds)', () =>
   it('holds that tenant’s new work 250 ms while another tenant’s goes at once; the hold’s end sweeps its deliveries', async () => {
     const a = await s.endpoint();
     const b = await s.endpoint();
-    const [first] = await s.due(a.t);
+    await s.due(a.t);
     const complete = s.store.deliveries.complete.bind(s.store.deliveries);
     let refused = 0;
     s.store.deliveries.complete = async (claim, outcome) => {
@@ -317,12 +317,58 @@ describe('a store refusing a tenant’s calls for overload (TenantHolds)', () =>
     s.clock.advance(250);
     await until(async () => (await s.statusOf(a.t, next!)) === 'success');
     expect(await holds()).toBe(1);
-    expect(first).toBeDefined();
+  });
+
+  it('a claim refused for overload holds the tenant its wake-up named: its next wake-up unclaimed; the hold’s end sends both', async () => {
+    const a = await s.endpoint();
+    const [first, second] = await s.due(a.t, 2);
+    const claimMany = s.store.deliveries.claimMany!.bind(s.store.deliveries);
+    let refused = 0;
+    s.store.deliveries.claimMany = async (ids, now, leaseUntil) => {
+      if (refused++ === 0) throw new UnavailableError('the database did not answer in time', { overloaded: true });
+      return claimMany(ids, now, leaseUntil);
+    };
+    await started({ sweepIntervalMs: 3_600_000 });
+    const named = (id: DeliveryId) => s.bus.publish(DISPATCH_SUBJECT, encodeDispatchJob(id), { headers: dispatchJobHeaders(a.t) });
+    // The start's sweep published both at once: one claim call, refused for both, named by their wake-ups' tenant.
+    await until(async () => (await holds()) === 1);
+    const calls = countCalls();
+    await named(second!);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.claim).toBe(0);
+    // No sweep by hand: the one the hold asked for at its end sends both.
+    s.clock.advance(250);
+    await until(async () => (await s.statusOf(a.t, first!)) === 'success' && (await s.statusOf(a.t, second!)) === 'success');
+    expect(await holds()).toBe(1);
+  });
+
+  it('a held tenant’s delivery waiting for its endpoint’s turn is not claimed when the turn comes; the hold’s end sends it', async () => {
+    const a = await s.endpoint();
+    const [, waiting] = await s.due(a.t, 2);
+    const complete = s.store.deliveries.complete.bind(s.store.deliveries);
+    let refused = 0;
+    s.store.deliveries.complete = async (claim, outcome) => {
+      if (refused++ === 0) throw new UnavailableError('the database did not answer in time', { overloaded: true });
+      return complete(claim, outcome);
+    };
+    sender.hold(a.endpoint.id);
+    // One slot: the first is sent, the other waits here for its turn.
+    await started({ slotsPerEndpoint: 1 });
+    await until(async () => sender.held(a.endpoint.id) === 1 && (await s.metric('wirehook_dispatch_waiting_deliveries')) === 1);
+    const calls = countCalls();
+    // The first answered, its completion refused for overload: the tenant held before its turn passes on.
+    sender.release();
+    await until(async () => (await holds()) === 1 && (await s.metric('wirehook_dispatch_waiting_deliveries')) === 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.claim).toBe(0);
+    expect(await s.dueAt(s.clock.now(), [waiting!])).toEqual([waiting]);
+    s.clock.advance(250);
+    await until(async () => (await s.statusOf(a.t, waiting!)) === 'success');
   });
 
   it('a refusal of another kind (a failover) holds nothing', async () => {
     const a = await s.endpoint();
-    const [first] = await s.due(a.t);
+    await s.due(a.t);
     const complete = s.store.deliveries.complete.bind(s.store.deliveries);
     let refused = 0;
     s.store.deliveries.complete = async (claim, outcome) => {
@@ -335,7 +381,6 @@ describe('a store refusing a tenant’s calls for overload (TenantHolds)', () =>
     await d.sweep();
     await until(async () => (await s.statusOf(a.t, next!)) === 'success');
     expect(await holds()).toBe(0);
-    expect(first).toBeDefined();
   });
 });
 

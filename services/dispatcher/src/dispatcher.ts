@@ -1,4 +1,4 @@
-import type { Clock, DeliveryId, SecretBox, Transformer } from '@wirehook/core';
+import type { Clock, DeliveryId, SecretBox, Tenant, Transformer } from '@wirehook/core';
 import { decodeDispatchJob, DISPATCH_SUBJECT, dispatchJobTenant, type Bus, type Subscription } from '@wirehook/bus';
 import type { Kv } from '@wirehook/kv';
 import type { Component, Logger } from '@wirehook/platform';
@@ -163,7 +163,8 @@ export class Dispatcher implements Component {
       store,
     });
     // The next of an ordered lane goes as soon as its head has ended (a wake-up of our own).
-    const wake = (id: DeliveryId) => void this.#runner.admit(id).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
+    const wake = (id: DeliveryId, tenant: Tenant) =>
+      void this.#runner.admit(id, undefined, tenant).catch((err: unknown) => logger.error({ err, deliveryId: id }, 'attempt failed'));
     // A receiver's Retry-After holds its endpoint in the store, for every dispatcher.
     const hold = (job: DeliveryJob, until: number) => store.endpoints.hold(job.tenant, job.endpoint.id, until);
     const recorder = new AttemptRecorder({ leases, clock, logger, metrics, wake, hold });

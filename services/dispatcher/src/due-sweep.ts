@@ -237,6 +237,10 @@ export class DueSweep {
     try {
       const now = clock.now();
       ledger.expire(now);
+      // Tenants held for a store overload: a sweep when the first hold ends — asked again by every sweep while one is
+      // on (this one's room or not), so a wake absorbed by an earlier one, or fired a moment early, is not lost.
+      const heldUntil = shares.heldUntil();
+      if (heldUntil !== null) this.wakeAt(heldUntil);
       // Publish what can be taken now: a wake-up beyond the free places would only be dropped.
       // Only this dispatcher's own state counts: with replicas, another may take what it publishes.
       const room = Math.min(batch, places.free);
@@ -254,10 +258,6 @@ export class DueSweep {
       // None of a tenant holding its whole share here: listed, it would take the page's room
       // (and on MongoDB, a take and a move of each of its endpoints) for nothing.
       const full = shares.fullTenants();
-      // Tenants held for a store overload among them: a sweep when the first hold ends (asked again by every sweep
-      // while one is on, so a wake absorbed by an earlier one, or fired a moment early, is not lost).
-      const heldUntil = shares.heldUntil();
-      if (heldUntil !== null) this.wakeAt(heldUntil);
       // Whatever they have due waits unlisted: their sends ending (to half the share) sweep for it.
       for (const tenant of full) shares.mayHaveMore(tenant);
       const marks = this.#behindMarks;

@@ -1,7 +1,7 @@
 // Who may send now, per endpoint: the step between a claim and a send. Kept apart so the rules
 // per endpoint (slots today; ordered lanes, adaptive limits, Retry-After holds next) change here alone.
 import type { Context } from '@opentelemetry/api';
-import type { DeliveryId } from '@wirehook/core';
+import type { DeliveryId, Tenant } from '@wirehook/core';
 import type { DeliveryJob } from '@wirehook/store';
 import { EndpointSlots } from './endpoint-slots.ts';
 import { ParkedWakeups } from './parked-wakeups.ts';
@@ -10,18 +10,20 @@ import { ParkedWakeups } from './parked-wakeups.ts';
 export interface GateEntry {
   id: DeliveryId;
   endpointId: string;
+  /** Its tenant (an endpoint has one): a waiting delivery's turn is not claimed while it is held (TenantHolds). */
+  tenant?: Tenant;
 }
 
 /** The gate's view of a claimed delivery. */
 export function gateEntry(job: DeliveryJob): GateEntry {
-  return { id: job.delivery.id, endpointId: job.endpoint.id };
+  return { id: job.delivery.id, endpointId: job.endpoint.id, tenant: job.tenant };
 }
 
 /** What follows a freed turn of an endpoint. */
 export interface Turn {
   endpointId: string;
   /** The waiting delivery that takes the turn (to be claimed again), in its wake-up's trace; none when nothing waits. */
-  next: { id: DeliveryId; trace: Context } | undefined;
+  next: { id: DeliveryId; trace: Context; tenant?: Tenant } | undefined;
   /** Deliveries of the endpoint were left in the store while its parking was full: sweep for them. */
   refill: boolean;
 }
@@ -43,6 +45,8 @@ export class SendGate {
   readonly #parked: ParkedWakeups;
   /** Endpoints whose freed turn a waiting delivery is taking over (being claimed), with how many. */
   readonly #passing = new Map<string, number>();
+  /** The tenant of each endpoint with deliveries parked (an endpoint has one). */
+  readonly #tenantOf = new Map<string, Tenant>();
   /** The slots of an endpoint usable now: fewer while its adaptive in-flight limit is cut (EndpointThrottle). */
   readonly #capOf: (endpointId: string) => number;
 
@@ -115,6 +119,7 @@ export class SendGate {
    * the endpoint's parking is full: it then waits in the store (see `hasRoom`).
    */
   wait(entry: GateEntry, trace: Context): boolean {
+    if (entry.tenant !== undefined) this.#tenantOf.set(entry.endpointId, entry.tenant);
     return this.#parked.park(entry.endpointId, entry.id, trace);
   }
 
@@ -130,10 +135,14 @@ export class SendGate {
    */
   passOn(endpointId: string): Turn {
     const { id, trace, refill } = this.#parked.next(endpointId);
-    if (id === undefined) return { endpointId, next: undefined, refill };
+    if (id === undefined) {
+      this.#tenantOf.delete(endpointId);
+      return { endpointId, next: undefined, refill };
+    }
     // The freed slot is this delivery's while it is claimed: a hand-off must not take it.
     this.#passing.set(endpointId, (this.#passing.get(endpointId) ?? 0) + 1);
-    return { endpointId, next: { id, trace }, refill };
+    const tenant = this.#tenantOf.get(endpointId);
+    return { endpointId, next: tenant === undefined ? { id, trace } : { id, trace, tenant }, refill };
   }
 
   /** The delivery given a turn of `endpointId` was claimed and let in, or not: hand-offs may enter again. */

@@ -69,16 +69,28 @@ describe('TenantHolds', () => {
     clock.advance(250 + 249);
     expect(holds.overloaded(A, clock.now())! - clock.now()).toBe(500);
     clock.advance(500 + 500);
+    expect(holds.size).toBe(1);
     expect(holds.heldTenants()).toEqual([]);
+    expect(holds.size).toBe(0);
     expect(holds.overloaded(A, clock.now())! - clock.now()).toBe(250);
   });
 
-  it('a clock stepping back an hour during a hold holds no longer than the hold’s own length', () => {
+  it('a clock stepping back an hour during a hold holds no longer than what was left of it; a hold over stays over', () => {
     const { clock, holds } = scene();
     holds.overloaded(A, clock.now());
+    clock.advance(100);
+    expect(holds.held(A)).toBe(true);
     clock.advance(-3_600_000);
     expect(holds.held(A)).toBe(true);
-    clock.advance(250);
+    expect(holds.nextEnd()! - clock.now()).toBe(150);
+    clock.advance(150);
     expect(holds.held(A)).toBe(false);
+    // Over, then the clock back a minute: still over.
+    holds.overloaded(B, clock.now());
+    clock.advance(300);
+    expect(holds.held(B)).toBe(false);
+    clock.advance(-60_000);
+    expect(holds.held(B)).toBe(false);
+    expect(holds.nextEnd()).toBeNull();
   });
 });

@@ -29,11 +29,13 @@ interface Hold {
  * A hold lasts 250 ms, doubling while the overloads come from calls sent after the last hold
  * ended, up to 4 s; a call sent before it ended (one that waited out a time limit) only tells of
  * the overload that began it. A completion written after a hold ended, or a quiet hold's length
- * after it, starts again at 250 ms. A clock stepping back never lengthens one past its own length.
+ * after it, starts again at 250 ms. A clock stepping back moves the holds back with it.
  */
 export class TenantHolds {
   readonly #clock: Clock;
   readonly #holds = new Map<string, Hold>();
+  /** The clock's time at the last read (a step back is seen by it). */
+  #lastNow = Number.NEGATIVE_INFINITY;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -45,9 +47,9 @@ export class TenantHolds {
    */
   overloaded(tenant: Tenant, sentAt: number): number | null {
     const key = tenantKey(tenant);
-    const now = this.#clock.now();
+    const now = this.#now();
     const last = this.#holds.get(key);
-    if (last !== undefined && (this.#until(last, now) > now || sentAt < last.until)) return null;
+    if (last !== undefined && (last.until > now || sentAt < last.until)) return null;
     const quiet = last === undefined || now >= last.until + last.ms;
     const ms = quiet ? HOLD_FIRST_MS : Math.min(HOLD_MAX_MS, last.ms * 2);
     const hold = { tenant, until: now + ms, ms };
@@ -58,44 +60,50 @@ export class TenantHolds {
   /** A completion of `tenant`'s written: once its hold is over, the next starts at the first length. */
   completed(tenant: Tenant): void {
     const key = tenantKey(tenant);
+    const now = this.#now();
     const hold = this.#holds.get(key);
-    if (hold !== undefined && this.#until(hold, this.#clock.now()) <= this.#clock.now()) this.#holds.delete(key);
+    if (hold !== undefined && hold.until <= now) this.#holds.delete(key);
   }
 
   /** Whether `tenant`'s new work is held now. */
   held(tenant: Tenant): boolean {
+    const now = this.#now(); // first: it moves the holds when the clock stepped back
     const hold = this.#holds.get(tenantKey(tenant));
-    if (hold === undefined) return false;
-    const now = this.#clock.now();
-    return this.#until(hold, now) > now;
+    return hold !== undefined && hold.until > now;
   }
 
   /** The tenants held now (the holds past their quiet length forgotten). */
   heldTenants(): Tenant[] {
-    const now = this.#clock.now();
+    const now = this.#now();
     const held: Tenant[] = [];
     for (const [key, hold] of this.#holds) {
-      const until = this.#until(hold, now);
-      if (until > now) held.push(hold.tenant);
-      else if (now >= until + hold.ms) this.#holds.delete(key);
+      if (hold.until > now) held.push(hold.tenant);
+      else if (now >= hold.until + hold.ms) this.#holds.delete(key);
     }
     return held;
   }
 
   /** The earliest end of the holds on now (clock ms); null when none is. */
   nextEnd(): number | null {
-    const now = this.#clock.now();
+    const now = this.#now();
     let next: number | null = null;
-    for (const hold of this.#holds.values()) {
-      const until = this.#until(hold, now);
-      if (until > now && (next === null || until < next)) next = until;
-    }
+    for (const { until } of this.#holds.values()) if (until > now && (next === null || until < next)) next = until;
     return next;
   }
 
-  /** The hold's end, brought back to its length from now when the clock stepped back. */
-  #until(hold: Hold, now: number): number {
-    if (hold.until - now > hold.ms) hold.until = now + hold.ms;
-    return hold.until;
+  /** Tenants remembered (held, or within a hold's length after one): a test's, and a leak's, measure. */
+  get size(): number {
+    return this.#holds.size;
+  }
+
+  /**
+   * The clock's time, every hold moved back with it when it stepped back since last read: what
+   * was left of a hold is left, and a hold over stays over.
+   */
+  #now(): number {
+    const now = this.#clock.now();
+    if (now < this.#lastNow) for (const hold of this.#holds.values()) hold.until -= this.#lastNow - now;
+    this.#lastNow = now;
+    return now;
   }
 }

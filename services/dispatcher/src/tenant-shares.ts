@@ -86,6 +86,9 @@ export class TenantShares {
    * may have more there. Marked, as a tenant over its share is: its sends ending ask for a sweep.
    */
   mayHaveMore(tenant: Tenant): void {
+    // A tenant held for an overload and under its share: the hold's end sweeps for it (a mark would outlive a tenant
+    // that never sends here again).
+    if (this.held(tenant) && this.taken(tenant) < this.perTenant) return;
     this.#overflowed.add(tenantKey(tenant));
   }
 

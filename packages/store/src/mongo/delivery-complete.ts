@@ -276,10 +276,21 @@ async function completeAlone(conn: MongoConnection, claim: ClaimRef, outcome: At
  */
 async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: EndpointId, attempt: AttemptDoc): Promise<'confirmed' | 'unconfirmed'> {
   let clears = streakClears.get(conn);
-  // Unconfirmed: those waiting go to their transactions at once, which clear again under their commits.
-  if (clears === undefined) streakClears.set(conn, (clears = new StreakClears((result) => result === 'unconfirmed')));
+  // Unconfirmed: those waiting go to their transactions at once, which clear again under their commits. A write not
+  // answered within its time limit, a majority's wait and a margin (a connection that died without closing) is taken
+  // for unconfirmed, and the next success of the endpoint writes again.
+  if (clears === undefined) {
+    clears = new StreakClears<'confirmed' | 'unconfirmed'>((result) => result === 'unconfirmed', {
+      afterMs: STREAK_CLEAR_STALLED_MS,
+      result: 'unconfirmed',
+    });
+    streakClears.set(conn, clears);
+  }
   return clears.clear(`${t.orgId}/${t.env}/${endpointId}`, attempt.at, (at) => writeStreakEnd(conn, t, endpointId, at));
 }
+
+/** A streak's clear not answered this long (its time limit, a majority's 10 s, a margin) is taken for unconfirmed. */
+export const STREAK_CLEAR_STALLED_MS = POINT_OP_MS + COMPLETED_BY_MAJORITY.wtimeoutMS + 5_000;
 
 /** Each connection's streak clears in flight, one an endpoint (streak-clears.ts). */
 const streakClears = new WeakMap<MongoConnection, StreakClears<'confirmed' | 'unconfirmed'>>();

@@ -500,6 +500,17 @@ describe('the sweep’s share per tenant (MongoDB, stand-in collections)', () =>
     expect((await dueDeliveries(conn, 10_000, 4, 5, 1, skip)).map((d) => d.id)).toEqual(['dlv_ep_a', 'dlv_ep_b']);
   });
 
+  it('more tenants skipped (held for an overload) than its pages would read: a page more for each 64 passed over, and the one behind is listed', async () => {
+    // A limit of 10 reads ⌈10 / 64⌉ + 8 = 9 pages of 64 tenants; 9 × 64 skipped tenants are due before B.
+    const skipped = Array.from({ length: 9 * 64 }, (_, i) => {
+      const n = String(i).padStart(3, '0');
+      return { id: `ep_s${n}`, orgId: `org_s${n}`, dueAt: 10 + i };
+    });
+    const { conn } = store([...skipped, { id: 'ep_b', orgId: 'org_b', dueAt: 10_000 }]);
+    const skip = skipped.map((e) => ({ orgId: e.orgId as never, env: 'live' as const }));
+    expect((await dueDeliveries(conn, 20_000, 10, 1, 10, skip)).map((d) => d.id)).toEqual(['dlv_ep_b']);
+  });
+
   it('two dispatchers sweeping one tenant at once both list its deliveries, none twice', async () => {
     const { conn } = store(busyEndpoints(200));
     const [a, b] = await Promise.all([dueDeliveries(conn, 10_000, 100, 1, 100), dueDeliveries(conn, 10_000, 100, 1, 100)]);

@@ -1,5 +1,5 @@
 // StreakClears: a recovering endpoint's successes clearing its streak share writes, one in flight an endpoint.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { byNextTurn } from '../../test/next-turn.ts';
 import { StreakClears } from './streak-clears.ts';
 
@@ -94,5 +94,30 @@ describe('StreakClears', () => {
     expect(calls.map((c) => c.at)).toEqual([100, 130, 140]);
     calls[2]!.answer('confirmed');
     expect(await after).toBe('confirmed');
+  });
+
+  it('a write never answered (a connection dead without closing) is answered as stalled after its time, and the next clear writes again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const clears = new StreakClears<string>((result) => result === 'unconfirmed', { afterMs: 20_000, result: 'unconfirmed' });
+      const { calls, writeOf } = heldWrites();
+      const stuck = clears.clear('ep_1', 100, writeOf('ep_1'));
+      const waiting = clears.clear('ep_1', 110, writeOf('ep_1'));
+      await vi.advanceTimersByTimeAsync(19_999);
+      expect(await byNextTurn(stuck)).toBe('waiting');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await stuck).toBe('unconfirmed');
+      expect(await waiting).toBe('unconfirmed');
+      expect(clears.inFlight).toBe(0);
+      const later = clears.clear('ep_1', 120, writeOf('ep_1'));
+      expect(calls.map((c) => c.at)).toEqual([100, 120]);
+      calls[1]!.answer('confirmed');
+      expect(await later).toBe('confirmed');
+      // The stuck one's late answer changes nothing.
+      calls[0]!.refuse(new Error('connection reset'));
+      expect(clears.inFlight).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -22,9 +22,12 @@ export class StreakClears<R> {
   readonly #byEndpoint = new Map<string, { next: Shared<R> | null }>();
   /** Whether a write's result answers the successes waiting behind it as well, with no write of theirs. */
   readonly #settles: (result: R) => boolean;
+  /** A write not answered this long is answered `stalled.result` (a connection that died without closing). */
+  readonly #stalled: { afterMs: number; result: R } | undefined;
 
-  constructor(settles: (result: R) => boolean = () => false) {
+  constructor(settles: (result: R) => boolean = () => false, stalled?: { afterMs: number; result: R }) {
     this.#settles = settles;
+    this.#stalled = stalled;
   }
 
   /** Clears `key`'s streak as of `at` by `write`, or shares the next write that does. */
@@ -46,7 +49,7 @@ export class StreakClears<R> {
   }
 
   #write(key: string, state: { next: Shared<R> | null }, at: number, write: (at: number) => Promise<R>): Promise<R> {
-    const written = write(at);
+    const written = this.#stalled === undefined ? write(at) : answeredWithin(write(at), this.#stalled.afterMs, this.#stalled.result);
     const then = (result?: R) => {
       const next = state.next;
       if (next === null) {
@@ -72,4 +75,18 @@ interface Shared<R> {
   promise: Promise<R>;
   resolve: (value: R) => void;
   reject: (reason: unknown) => void;
+}
+
+/**
+ * `promise`, or `result` once `ms` have passed without its answer: a write on a connection that
+ * died without closing (no socket timeout is set) is never answered, and every success of its
+ * endpoint in the process would wait behind it. Its late answer is dropped.
+ */
+function answeredWithin<R>(promise: Promise<R>, ms: number, result: R): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<R>((resolve) => {
+    timer = setTimeout(() => resolve(result), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
