@@ -103,3 +103,18 @@ describe('AttemptRecorder', () => {
     );
   });
 });
+
+describe('AttemptRecorder: an ordered lane', () => {
+  it('wakes the lane’s next with its tenant when the head ends (a held tenant’s next is not claimed: TenantHolds)', async () => {
+    const { t } = await s.endpoint({ ordering: 'key' });
+    const head = s.m.only(await s.m.send(t, { consumerExternalId: 'customer-1', orderingKey: 'order-1' }));
+    const next = s.m.only(await s.m.send(t, { consumerExternalId: 'customer-1', orderingKey: 'order-1' }));
+    const woken: unknown[] = [];
+    const leases = new DeliveryLeases({ store: s.store, clock: s.clock, logger: silentLogger(), metrics: s.metrics, leaseMs: LEASE_MS });
+    const hold = (job: DeliveryJob, until: number) => s.store.endpoints.hold(job.tenant, job.endpoint.id, until);
+    const wake = (id: unknown, tenant: unknown) => woken.push([id, tenant]);
+    const r = new AttemptRecorder({ leases, clock: s.clock, logger: silentLogger(), metrics: s.metrics, hold, wake });
+    await r.record(await s.claim(head), OK, s.clock.now());
+    expect(woken).toEqual([[next, t]]);
+  });
+});

@@ -234,8 +234,8 @@ export class AttemptRunner {
    */
   async admit(id: DeliveryId, fromWaitingOf?: string, tenant?: Tenant): Promise<void> {
     if (this.#stopped) return;
-    // Its tenant held for a store overload (a parked delivery's turn, a lane's next): not claimed, left due in the
-    // store for the sweep at the hold's end; a turn it was to take goes on (to the same tenant's: each forgotten so).
+    // Its tenant held for a store overload (a lane's next; a parked delivery's turn, when it became held after the turn
+    // was given): not claimed, left due in the store for the sweep at the hold's end; a turn it was to take goes on.
     if (tenant !== undefined && this.#deps.shares.held(tenant)) {
       this.#deps.ledger.forget(id);
       if (fromWaitingOf !== undefined) this.#giveTurn(this.#deps.gate.passOn(fromWaitingOf));
@@ -428,15 +428,28 @@ export class AttemptRunner {
   }
 
   /** A turn of an endpoint is free (see SendGate): its next waiting delivery is claimed again to take it. */
-  #giveTurn({ endpointId, next, refill }: Turn): void {
-    this.#deps.metrics.waiting.set(this.#deps.gate.waiting);
+  #giveTurn(turn: Turn): void {
+    const { gate, shares, ledger, due } = this.#deps;
+    const { endpointId } = turn;
+    let { next, refill } = turn;
     // Deliveries of this endpoint were left in the store while its queue was full: fetch them.
-    if (refill) this.#deps.due.refill();
+    if (refill) due.refill();
+    // Its tenant held for a store overload: each waiting delivery forgotten (due in the store: a parked one holds no
+    // lease) for the sweep at the hold's end, and the turn passed on — in a loop, not by recursion: a parking holds up
+    // to four times the endpoint's slots.
+    while (next?.tenant !== undefined && shares.held(next.tenant)) {
+      ledger.forget(next.id);
+      gate.turnSettled(endpointId);
+      ({ next, refill } = gate.passOn(endpointId));
+      if (refill) due.refill();
+    }
+    this.#deps.metrics.waiting.set(gate.waiting);
     if (next === undefined) return;
     // Called as another delivery's send ends: run in the waiting delivery's own trace, not that one.
+    const taker = next;
     void context
-      .with(next.trace, () => this.admit(next.id, endpointId, next.tenant))
-      .catch((err) => this.#deps.logger.error({ err, deliveryId: next.id }, 'attempt failed'))
-      .finally(() => this.#deps.gate.turnSettled(endpointId));
+      .with(taker.trace, () => this.admit(taker.id, endpointId, taker.tenant))
+      .catch((err) => this.#deps.logger.error({ err, deliveryId: taker.id }, 'attempt failed'))
+      .finally(() => gate.turnSettled(endpointId));
   }
 }

@@ -185,8 +185,8 @@ export class DeliveryLeases {
 
   /**
    * `tenant`'s call, sent at `sentAt`, failed: when for overload, its new work is held (TenantHolds),
-   * and a sweep asked for at the hold's end. (A claim's tenant is known when its wake-up named it —
-   * the sweep's and intake's do —; a lane's next or a turn passed on holds nothing when refused.)
+   * and a sweep asked for at the hold's end. (A claim's tenant is known when whoever asked named it:
+   * the sweep's and intake's wake-ups, a lane's next, a parked delivery's turn.)
    */
   #holdIfOverloaded(tenant: Tenant, err: unknown, sentAt: number): void {
     if (!(err instanceof UnavailableError && err.overloaded) || this.#deps.holds === undefined) return;

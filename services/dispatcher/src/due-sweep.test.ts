@@ -356,6 +356,19 @@ describe('DueSweep', () => {
     await until(() => expect(published).toEqual([otherId, ...heldIds]));
   });
 
+  it('with no place free while a tenant is held, a sweep still asks for one at the hold’s end', async () => {
+    const held = await s.endpoint();
+    await s.due(held.t);
+    const holds = new TenantHolds(s.clock);
+    const { sweep, places } = sweeper({ places: 1, holds });
+    places.take();
+    const wakes = vi.spyOn(sweep, 'wakeAt');
+    holds.overloaded(held.t, s.clock.now());
+    await sweep.sweep();
+    expect(wakes.mock.calls).toEqual([[s.clock.now() + 250]]);
+    expect(published).toEqual([]);
+  });
+
   it('a page filled by a tenant at its share: one more page of each endpoint’s oldest finds another tenant’s delivery behind it', async () => {
     const busy = await s.endpoint();
     await s.due(busy.t, 6);

@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, type Context } from '@opentelemetry/api';
-import type { DeliveryId } from '@wirehook/core';
+import type { DeliveryId, Tenant } from '@wirehook/core';
 
 /**
  * Claimed-then-released deliveries waiting here for a slot of their endpoint, per endpoint in
@@ -13,6 +13,8 @@ export class ParkedWakeups {
   readonly #queues = new Map<string, Set<DeliveryId>>();
   /** The trace each parked delivery's wake-up arrived in: its send, later, continues it. */
   readonly #traces = new Map<DeliveryId, Context>();
+  /** Each parked delivery's tenant, when its gate entry named it (a held tenant's turn is not claimed: TenantHolds). */
+  readonly #tenants = new Map<DeliveryId, Tenant>();
   readonly #overflowed = new Set<string>();
   #size = 0;
 
@@ -44,7 +46,7 @@ export class ParkedWakeups {
    * Parks `id` for `endpointId`. @returns false when the endpoint's queue is full (it is
    * then marked overflowed) and true when parked or already parked.
    */
-  park(endpointId: string, id: DeliveryId, trace: Context): boolean {
+  park(endpointId: string, id: DeliveryId, trace: Context, tenant?: Tenant): boolean {
     const queue = this.#queues.get(endpointId) ?? new Set<DeliveryId>();
     if (queue.has(id)) return true;
     if (queue.size >= this.perEndpoint) {
@@ -54,6 +56,7 @@ export class ParkedWakeups {
     queue.add(id);
     this.#queues.set(endpointId, queue);
     this.#traces.set(id, trace);
+    if (tenant !== undefined) this.#tenants.set(id, tenant);
     this.#size++;
     return true;
   }
@@ -70,7 +73,7 @@ export class ParkedWakeups {
    * claim) then overlaps the rest's sends; asked at empty, a busy endpoint's sends stopped for
    * it (issue 32: a receiver of capacity 4 got 83 % of it in cluster mode).
    */
-  next(endpointId: string): { id: DeliveryId | undefined; trace: Context; refill: boolean } {
+  next(endpointId: string): { id: DeliveryId | undefined; trace: Context; tenant?: Tenant; refill: boolean } {
     const queue = this.#queues.get(endpointId);
     const id = queue?.values().next().value;
     if (queue !== undefined && id !== undefined) {
@@ -79,9 +82,13 @@ export class ParkedWakeups {
       if (queue.size === 0) this.#queues.delete(endpointId);
     }
     const trace = (id !== undefined && this.#traces.get(id)) || ROOT_CONTEXT;
-    if (id !== undefined) this.#traces.delete(id);
+    const tenant = id === undefined ? undefined : this.#tenants.get(id);
+    if (id !== undefined) {
+      this.#traces.delete(id);
+      this.#tenants.delete(id);
+    }
     const left = this.#queues.get(endpointId)?.size ?? 0;
     const refill = left <= this.perEndpoint / 2 && this.#overflowed.delete(endpointId);
-    return { id, trace, refill };
+    return tenant === undefined ? { id, trace, refill } : { id, trace, tenant, refill };
   }
 }

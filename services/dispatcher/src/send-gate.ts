@@ -45,8 +45,6 @@ export class SendGate {
   readonly #parked: ParkedWakeups;
   /** Endpoints whose freed turn a waiting delivery is taking over (being claimed), with how many. */
   readonly #passing = new Map<string, number>();
-  /** The tenant of each endpoint with deliveries parked (an endpoint has one). */
-  readonly #tenantOf = new Map<string, Tenant>();
   /** The slots of an endpoint usable now: fewer while its adaptive in-flight limit is cut (EndpointThrottle). */
   readonly #capOf: (endpointId: string) => number;
 
@@ -119,8 +117,7 @@ export class SendGate {
    * the endpoint's parking is full: it then waits in the store (see `hasRoom`).
    */
   wait(entry: GateEntry, trace: Context): boolean {
-    if (entry.tenant !== undefined) this.#tenantOf.set(entry.endpointId, entry.tenant);
-    return this.#parked.park(entry.endpointId, entry.id, trace);
+    return this.#parked.park(entry.endpointId, entry.id, trace, entry.tenant);
   }
 
   /** A send let in by `tryEnter` ended: its slot is free, and the next waiting delivery's turn comes. */
@@ -134,14 +131,10 @@ export class SendGate {
    * taker could not use (its claim found nothing). Each turn given must be settled.
    */
   passOn(endpointId: string): Turn {
-    const { id, trace, refill } = this.#parked.next(endpointId);
-    if (id === undefined) {
-      this.#tenantOf.delete(endpointId);
-      return { endpointId, next: undefined, refill };
-    }
+    const { id, trace, tenant, refill } = this.#parked.next(endpointId);
+    if (id === undefined) return { endpointId, next: undefined, refill };
     // The freed slot is this delivery's while it is claimed: a hand-off must not take it.
     this.#passing.set(endpointId, (this.#passing.get(endpointId) ?? 0) + 1);
-    const tenant = this.#tenantOf.get(endpointId);
     return { endpointId, next: tenant === undefined ? { id, trace } : { id, trace, tenant }, refill };
   }
 

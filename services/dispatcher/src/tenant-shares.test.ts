@@ -88,4 +88,19 @@ describe('TenantShares', () => {
     expect(shares.heldUntil()).toBeNull();
     expect(shares.give(tenant('org_a'))).toBe(true); // 1 left, the mark kept through the hold
   });
+
+  it('a held tenant under its share is not marked by a sweep (its hold’s end sweeps): its sends ending later ask for none', () => {
+    const clock = new ManualClock();
+    const holds = new TenantHolds(clock);
+    const shares = new TenantShares(4, holds);
+    shares.tryTake(tenant('org_a'));
+    holds.overloaded(tenant('org_a'), clock.now());
+    shares.mayHaveMore(tenant('org_a'));
+    clock.advance(250);
+    expect(shares.give(tenant('org_a'))).toBe(false);
+    // Not held: marked as before.
+    shares.tryTake(tenant('org_a'));
+    shares.mayHaveMore(tenant('org_a'));
+    expect(shares.give(tenant('org_a'))).toBe(true);
+  });
 });

@@ -733,6 +733,27 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(log.filter((c) => c === 'commit')).toHaveLength(4);
   });
 
+  it('a clear never answered (a connection dead without closing) is taken for unconfirmed after 20 s: the completion goes to its transaction', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const never = new Promise<void>(() => {});
+      const { log, completeAt } = completionStandIn({
+        endpoint: { status: 'active', failingSince: NOW - 60_000 },
+        before: OPEN_PENDING,
+        streakWriteGate: never,
+      });
+      const completing = completeAt(NOW, SUCCESS);
+      await vi.advanceTimersByTimeAsync(19_999);
+      expect(log).not.toContain('commit');
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await completing).toMatchObject({ applied: true });
+      expect(log).toContain('endpoints.updateOne (txn)');
+      expect(log).toContain('commit');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a clear a majority did not confirm in 10 s sends the completion to the transaction, which clears again under its commit', async () => {
     const scene = { endpoint: { status: 'active', failingSince: NOW - 60_000 }, before: OPEN_PENDING, streakWriteThrows: unconfirmed() };
     const { log, sent, complete } = completionStandIn(scene);

@@ -15,7 +15,9 @@
  * shares it (each sent again after its lease), where of their own writes some might have got
  * through — the next success writes again; and one a majority did not confirm in time answers
  * the successes waiting behind it the same (`settles`), sent to their transactions at once
- * rather than after a second wait as long, which could outlast their leases.
+ * rather than after a second wait as long, which could outlast their leases. A write not answered
+ * in its time (`stalled`: a connection that died without closing) is answered so too and its
+ * endpoint forgotten: the next success writes again, two writes of the endpoint in flight then.
  */
 export class StreakClears<R> {
   /** The endpoints with a clear in flight, and the one waiting to follow it. */
