@@ -18,6 +18,13 @@ describe('defaultPlacesPerTenant', () => {
   });
 });
 
+/** Shares of 4 places a tenant, with its holds for a store overload on a clock of the test's. */
+function heldShares() {
+  const clock = new ManualClock();
+  const holds = new TenantHolds(clock);
+  return { clock, holds, shares: new TenantShares(4, holds) };
+}
+
 describe('TenantShares', () => {
   it('lets a tenant take 4 of a share of 4 and refuses the 5th; another tenant, and the same org’s test environment, have their own', () => {
     const shares = new TenantShares(4);
@@ -51,9 +58,7 @@ describe('TenantShares', () => {
   });
 
   it('a tenant held for a store overload has no room and is listed full for the sweep; what it claimed is still taken, and others are free', () => {
-    const clock = new ManualClock();
-    const holds = new TenantHolds(clock);
-    const shares = new TenantShares(4, holds);
+    const { clock, holds, shares } = heldShares();
     shares.tryTake(tenant('org_a'));
     holds.overloaded(tenant('org_a'), clock.now());
     expect(shares.held(tenant('org_a'))).toBe(true);
@@ -75,9 +80,7 @@ describe('TenantShares', () => {
   });
 
   it('a held tenant’s sends ending ask for no sweep (it would list none of its); after the hold, the next does', () => {
-    const clock = new ManualClock();
-    const holds = new TenantHolds(clock);
-    const shares = new TenantShares(4, holds);
+    const { clock, holds, shares } = heldShares();
     for (let i = 0; i < 4; i++) shares.tryTake(tenant('org_a'));
     expect(shares.tryTake(tenant('org_a'))).toBe(false); // marked: something of it left in the store
     holds.overloaded(tenant('org_a'), clock.now());
@@ -90,9 +93,7 @@ describe('TenantShares', () => {
   });
 
   it('a held tenant under its share is not marked by a sweep (its hold’s end sweeps): its sends ending later ask for none', () => {
-    const clock = new ManualClock();
-    const holds = new TenantHolds(clock);
-    const shares = new TenantShares(4, holds);
+    const { clock, holds, shares } = heldShares();
     shares.tryTake(tenant('org_a'));
     holds.overloaded(tenant('org_a'), clock.now());
     shares.mayHaveMore(tenant('org_a'));

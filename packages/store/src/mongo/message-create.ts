@@ -1,6 +1,6 @@
-import { messageStatus, PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
+import { PlanLimitError, type ConsumerId, type DeliveryId, type Message, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
-import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
+import { acceptedMessage, newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import type { DeliveryDoc, EndpointDoc, MessageDoc } from './documents.ts';
 import { noteDue, type DueNote } from './due-queue.ts';
@@ -131,16 +131,7 @@ async function createInTransaction(
     : consumer.created
       ? []
       : await matchingEndpoints(conn, session, t, consumer.id, input.eventType, input.onlyEndpointId);
-  const message: Message = {
-    id: input.id,
-    consumerId: consumer.id,
-    eventType: input.eventType,
-    payload: input.payload,
-    idempotencyKey: input.idempotencyKey,
-    orderingKey: input.orderingKey ?? null,
-    createdAt: input.createdAt,
-    status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
-  };
+  const message = acceptedMessage(input, consumer.id, targets.length);
   const { id: _id, payload, ...fields } = message;
   // Ids first: the message's status map names its deliveries (message-status.ts).
   const deliveryIds = targets.map(() => newDeliveryId(input));

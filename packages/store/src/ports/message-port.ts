@@ -1,5 +1,5 @@
 import type { Attempt, ConsumerId, Delivery, DeliveryId, DeliveryStatus, EndpointId, Message, MessageId, Tenant } from '@wirehook/core';
-import { newId } from '@wirehook/core/without-schemas';
+import { messageStatus, newId } from '@wirehook/core/without-schemas';
 import type { DeliveryJob } from './delivery-port.ts';
 
 // The message side of the Store port: intake writes messages with their deliveries (and
@@ -165,4 +165,18 @@ export interface MessageRepo {
  */
 export function newDeliveryId(input: Pick<NewMessage, 'createdAt'>): DeliveryId {
   return newId('delivery', { now: () => input.createdAt });
+}
+
+/** The message a NewMessage creates for `consumerId`, with `deliveries` pending: what each store writes and answers. */
+export function acceptedMessage(input: NewMessage, consumerId: ConsumerId, deliveries: number): Message {
+  return {
+    id: input.id,
+    consumerId,
+    eventType: input.eventType,
+    payload: input.payload,
+    idempotencyKey: input.idempotencyKey,
+    orderingKey: input.orderingKey ?? null,
+    createdAt: input.createdAt,
+    status: messageStatus(Array.from({ length: deliveries }, () => ({ status: 'pending' as const }))),
+  };
 }

@@ -1,7 +1,6 @@
 import type { ConsumerId, DeliveryId, Message, Tenant } from '@wirehook/core';
-import { messageStatus } from '@wirehook/core/without-schemas';
 import type { DeliveryJob } from '../ports/delivery-port.ts';
-import { newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
+import { acceptedMessage, newDeliveryId, type CreatedMessage, type NewMessage } from '../ports/message-port.ts';
 import type { SqliteConnection } from './connection.ts';
 import { deliveryJob, newJobReads } from './delivery-repo.ts';
 import { toMessage, JOB_ENDPOINT_COLUMNS } from './mappers.ts';
@@ -39,16 +38,7 @@ function writeMessage(conn: SqliteConnection, t: Tenant, input: NewMessage): Cre
     ...endpoint,
     deliveryId: newDeliveryId(input),
   }));
-  const message: Message = {
-    id: input.id,
-    consumerId,
-    eventType: input.eventType,
-    payload: input.payload,
-    idempotencyKey: input.idempotencyKey,
-    orderingKey: input.orderingKey ?? null,
-    createdAt: input.createdAt,
-    status: messageStatus(targets.map(() => ({ status: 'pending' as const }))),
-  };
+  const message = acceptedMessage(input, consumerId, targets.length);
   conn
     .statement(
       `INSERT INTO messages (id, org_id, env, consumer_id, event_type, payload, idempotency_key, created_at, status, ordering_key)
