@@ -32,6 +32,8 @@ export const DUE_TENANTS_PAGE = 64;
 export const DUE_ENDPOINTS_PAGE = 64;
 /** Pages one call reads beyond what its limit needs (past bounds that were stale). */
 const DUE_EXTRA_PAGES = 8;
+/** Pages of tenants more a call reads for the tenants it skips (64 a page): at most 1,024 passed over. */
+const SKIPPED_PAGES = 16;
 /** A tenant's first batch: its share and this many more (room for stale bounds); each batch after it twice the one before. */
 const BATCH_SPARE = 7;
 /**
@@ -97,7 +99,8 @@ interface ReadTenant {
  * the room the limit has left (and a batch's worth of stale ones more). A skipped tenant is
  * passed over with no write. Pages go on until `limit` deliveries are found, or the queue ends,
  * or the call has read its budget of entries (⌈limit / 64⌉ + 8 pages' worth: the batches under
- * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages, and one more for each 64 tenants skipped. Examines ≤ pages × (2 ×
+ * way when it is spent are finished); at most ⌈limit / 64⌉ + 8 pages, and one more for each 64
+ * tenants skipped, up to 16 (1,024 due_tenants entries more). Examines ≤ pages × (2 ×
  * DUE_TENANTS_PAGE + 3 a tenant) + budget + DUE_TENANTS_PAGE × DUE_ENDPOINTS_PAGE entries, and
  * perEndpoint + 5 documents an entry (≤ limit + 2 × DUE_ENDPOINTS_PAGE a round), whatever
  * the backlog. A read: two calls at one `now` with nothing changed between give the same answer.
@@ -119,11 +122,13 @@ export async function dueDeliveries(
   const visited = new Set<string>(skip.map(tenantKey));
   /** Deliveries given in this call, by tenant. */
   const givenOfTenant = new Map<string, number>();
+  const pages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES;
   // And a page of tenants for each DUE_TENANTS_PAGE skipped (tenants at their share, or held for an overload: the
-  // dispatcher's TenantHolds), which are read and passed over: many held before the others would use the pages up.
-  const maxPages = Math.ceil(limit / DUE_ENDPOINTS_PAGE) + DUE_EXTRA_PAGES + Math.ceil(skip.length / DUE_TENANTS_PAGE);
+  // dispatcher's TenantHolds), read and passed over — many held before the others would use the pages up —, at most
+  // SKIPPED_PAGES more: no entry of theirs is read, so the entries' budget stays the pages' own.
+  const maxPages = pages + Math.min(SKIPPED_PAGES, Math.ceil(skip.length / DUE_TENANTS_PAGE));
   /** Entries the call may still read (what it read is charged, not what it asked for: most tenants have one or two). */
-  let budget = maxPages * DUE_ENDPOINTS_PAGE;
+  let budget = pages * DUE_ENDPOINTS_PAGE;
   // What the shares keep of what was given: derived again only when more was given (`due` only grows).
   let keptOf: { given: number; rows: GivenEntry[] } = { given: 0, rows: [] };
   const kept = () => {

@@ -51,20 +51,24 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   // majority's write of its own before it.
   const first = claim.ordered !== true && bucket.month >= monthOf(outcome.attempt.at);
   const [read, recorded] = await Promise.all([
+    // Read only where a plain completion may follow (its attempt written first): otherwise the transaction reads it, and
+    // writes the attempt — an overload here must not fail a completion whose attempt is on record nowhere.
     // Not read in a failover: no plain completion then — the transaction reads it in its snapshot (told once a streak).
     // Not read for another cause (an overload, a refusal): the completion fails once the attempt's insert has settled —
     // the transaction would be more work for the same primary — and the delivery is sent again after its lease.
-    endpointAtCompletion(conn, t, endpointId).then(
-      (endpoint) => {
-        endpointReads.succeeded(conn);
-        return { endpoint };
-      },
-      (err: unknown) => {
-        if (unavailableKind(err) !== 'failover') return { unread: err };
-        endpointReads.failed(conn, err);
-        return { endpoint: null };
-      },
-    ),
+    first
+      ? endpointAtCompletion(conn, t, endpointId).then(
+          (endpoint) => {
+            endpointReads.succeeded(conn);
+            return { endpoint };
+          },
+          (err: unknown) => {
+            if (unavailableKind(err) !== 'failover') return { unread: err };
+            endpointReads.failed(conn, err);
+            return { endpoint: null };
+          },
+        )
+      : { endpoint: null },
     first ? recordAttempt(conn, t, bucket, attempt, outcome) : ('in the transaction' as const),
   ]);
   if ('unread' in read) throw read.unread;
@@ -289,8 +293,10 @@ async function clearStreak(conn: MongoConnection, t: Tenant, endpointId: Endpoin
   return clears.clear(`${t.orgId}/${t.env}/${endpointId}`, attempt.at, (at) => writeStreakEnd(conn, t, endpointId, at));
 }
 
-/** A streak's clear not answered this long (its time limit, a majority's 10 s, a margin) is taken for unconfirmed. */
-export const STREAK_CLEAR_STALLED_MS = POINT_OP_MS + COMPLETED_BY_MAJORITY.wtimeoutMS + 5_000;
+/** A streak clear's time limit on the server: a point write's, and a majority's wait (which maxTimeMS counts too). */
+const STREAK_CLEAR_MAX_MS = POINT_OP_MS + COMPLETED_BY_MAJORITY.wtimeoutMS;
+/** A streak's clear not answered this long (its time limit and a margin: a connection dead) is taken for unconfirmed. */
+export const STREAK_CLEAR_STALLED_MS = STREAK_CLEAR_MAX_MS + 5_000;
 
 /** Each connection's streak clears in flight, one an endpoint (streak-clears.ts). */
 const streakClears = new WeakMap<MongoConnection, StreakClears<'confirmed' | 'unconfirmed'>>();
@@ -299,8 +305,9 @@ const streakClears = new WeakMap<MongoConnection, StreakClears<'confirmed' | 'un
 async function writeStreakEnd(conn: MongoConnection, t: Tenant, endpointId: EndpointId, at: number): Promise<'confirmed' | 'unconfirmed'> {
   try {
     // The plan is the transaction's too, where a write concern of its own is refused: given here.
-    // A time limit too: every success of the endpoint in this process that comes meanwhile waits on this write.
-    await endStreak(conn, t, endpointId, at, { writeConcern: COMPLETED_BY_MAJORITY, maxTimeMS: POINT_OP_MS });
+    // A time limit too (every success of the endpoint in this process that comes meanwhile waits on this write): the
+    // server counts a majority's wait in it, so it holds the write's own and the majority's 10 s.
+    await endStreak(conn, t, endpointId, at, { writeConcern: COMPLETED_BY_MAJORITY, maxTimeMS: STREAK_CLEAR_MAX_MS });
     return 'confirmed';
   } catch (err) {
     // Not confirmed (a majority's wait run out), or not made through an election: the transaction, which retries through

@@ -1,7 +1,7 @@
 // The commands a live send (and a completion) waits for (message-create.ts createMessage; docs/operations.md, "Commands a send
 // waits for"), without a server: stand-in collections that log each command in order. The tenants' `$min`
 // is held, so the send must answer before it (noteDue's tenantsSoon).
-import { newId, PlanLimitError } from '@wirehook/core';
+import { CANCELLED_ATTEMPT_ERROR, newId, PlanLimitError } from '@wirehook/core';
 import { MongoServerError, MongoWriteConcernError } from 'mongodb';
 import { describe, expect, it, vi } from 'vitest';
 import { claimRef } from '../ports/delivery-port.ts';
@@ -691,10 +691,11 @@ describe('a completion’s commands (MongoDB)', () => {
       filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
       update: { $set: { failingSince: null } },
     });
-    // With a time limit (POINT_OP_MS): the endpoint's successes that come meanwhile wait on it.
+    // With a time limit (POINT_OP_MS and the majority's 10 s, which maxTimeMS counts): the endpoint's successes that
+    // come meanwhile wait on it.
     expect(options.get('endpoints.updateOne')).toMatchObject({
       writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
-      maxTimeMS: 5_000,
+      maxTimeMS: 15_000,
       comment: 'deliveries.streakEnd',
     });
   });
@@ -933,14 +934,15 @@ describe('a completion’s commands (MongoDB)', () => {
 
     it('a success newer than every failure of the endpoint’s (one begun during this slow one): the streak ended, nothing disabled', async () => {
       const relayFault = { _id: 'att_relay', at: NOW + 3_000, responseStatus: null, error: 'relay: no source address' };
+      const cancelled = { _id: 'att_cancel', at: NOW + 4_000, responseStatus: null, error: CANCELLED_ATTEMPT_ERROR };
       const scene = {
         endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
         before: OPEN_PENDING,
-        attemptsInStreak: [relayFault, succeeded(NOW + 2_000), failed(NOW), failed(NOW - 6 * DAY)],
+        attemptsInStreak: [cancelled, relayFault, succeeded(NOW + 2_000), failed(NOW), failed(NOW - 6 * DAY)],
       };
       const { log, sent, complete } = completionStandIn(scene);
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
-      // A relay's fault after it is ours, not the endpoint's: no failure of the endpoint's came after the success.
+      // A relay's fault after it is ours, a cancel sent nothing: no failure of the endpoint's came after the success.
       expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: null } }]);
       expect(log).not.toContain('alertEvents.insertOne (txn)');
     });
@@ -1022,10 +1024,20 @@ describe('a completion’s commands (MongoDB)', () => {
     const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2027, 0, 1) };
     const { log, rolledUp, complete } = completionStandIn(scene);
     expect(await complete(SUCCESS)).toMatchObject({ applied: true });
-    expect(log.slice(0, 4)).toEqual(['endpoints.findOne', 'endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)', 'attempts.insertOne (txn)']);
+    // No endpoint read before the transaction: no plain completion can follow (its attempt is written in the transaction).
+    expect(log.slice(0, 3)).toEqual(['endpoints.findOne (txn)', 'deliveries.findOneAndUpdate (txn)', 'attempts.insertOne (txn)']);
     expect(inserted(log)).toHaveLength(1);
     expect(rolledUp.length).toBeGreaterThan(0);
     for (const inc of rolledUp) expect(inc).toMatchObject({ attempts: 1 });
+  });
+
+  it('an endpoint not readable for an overload fails no completion whose attempt the transaction is to write (an earlier month’s)', async () => {
+    const refused = new MongoServerError({ code: 462, errmsg: 'ingress request rate limit exceeded' });
+    refused.addErrorLabel('SystemOverloadedError');
+    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, attemptAt: Date.UTC(2027, 0, 1), endpointReadThrows: refused };
+    const { log, complete } = completionStandIn(scene);
+    expect(await complete(SUCCESS)).toMatchObject({ applied: true });
+    expect(inserted(log)).toEqual(['attempts.insertOne (txn)']);
   });
 
   it('a delivery whose month retention dropped during its send: no attempt written (it would make the collection again)', async () => {

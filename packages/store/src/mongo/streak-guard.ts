@@ -1,4 +1,4 @@
-import { attemptStatsKind, type EndpointId, type Tenant } from '@wirehook/core';
+import { attemptStatsKind, type EndpointId, isCancelledAttempt, type Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import { newestFirst } from './mappers.ts';
@@ -44,7 +44,9 @@ export async function streakAfterNewestSuccess(
   const newest = read.sort(newestFirst).slice(0, STREAK_CHECKED_ATTEMPTS);
   const success = newest.findIndex((a) => attemptStatsKind(a) === 'succeeded');
   if (success === -1) return null;
-  const failedAfter = newest.slice(0, success).filter((a) => attemptStatsKind(a) !== 'relay');
+  // Not the relay's faults (ours), nor cancels (nothing sent): neither moves a streak. A receiver's 429 or 503 with a
+  // Retry-After moves none either, but reads here as the failure it looks like (the attempt keeps no verdict).
+  const failedAfter = newest.slice(0, success).filter((a) => attemptStatsKind(a) !== 'relay' && !isCancelledAttempt(a));
   return { since: failedAfter.at(-1)?.at ?? null };
 }
 
