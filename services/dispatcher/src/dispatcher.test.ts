@@ -313,10 +313,13 @@ describe('a store refusing a tenant’s calls for overload (TenantHolds)', () =>
     expect(calls.claim).toBe(1); // the other tenant's
     expect(await s.dueAt(s.clock.now(), [next!])).toEqual([next]);
     expect(await s.metric('wirehook_dispatch_over_tenant_share_total')).toBe(0);
+    expect(await s.metric('wirehook_dispatch_tenants_held')).toBe(1);
     // The hold over (250 ms), the sweep it asked for sends the held tenant's delivery; the sweep timer is an hour away.
     s.clock.advance(250);
     await until(async () => (await s.statusOf(a.t, next!)) === 'success');
     expect(await holds()).toBe(1);
+    expect(await s.metric('wirehook_dispatch_tenants_held')).toBe(0);
+    expect(await s.metric('wirehook_dispatch_sweeps_total', { reason: 'put_off' })).toBeGreaterThanOrEqual(1);
   });
 
   it('a claim refused for overload holds the tenant its wake-up named: its next wake-up unclaimed; the hold’s end sends both', async () => {

@@ -109,6 +109,7 @@ export class Dispatcher implements Component {
     const places = new AttemptPlaces(config.concurrency);
     // Tenants whose store calls were refused for overload: no room for new work a while.
     const holds = new TenantHolds(clock);
+    metrics.tenantsHeld.readFrom(() => holds.heldTenants().length);
     const shares = new TenantShares(
       Math.min(config.concurrency, config.placesPerTenant ?? defaultPlacesPerTenant(config.concurrency, config.slotsPerEndpoint)),
       holds,
@@ -135,6 +136,7 @@ export class Dispatcher implements Component {
       intervalMs: config.sweepIntervalMs,
       batch: config.sweepBatch,
       refillShare: config.refillShare ?? 2,
+      sweeps: metrics.sweeps,
     });
     // A send takes at most a timeout for its connection and one for its answer (HttpEgress),
     // after waits of its own (a place in the endpoint's flight, a transformation's thread).

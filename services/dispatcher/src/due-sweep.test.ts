@@ -6,6 +6,7 @@ import { decodeDispatchJob, dispatchJobTenant, type Bus } from '@wirehook/bus';
 import type { DeliveryId, Tenant } from '@wirehook/core';
 import { silentLogger } from '@wirehook/platform';
 import { claimRef } from '@wirehook/store';
+import { Counter, Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptPlaces } from './attempt-places.ts';
 import { DispatchScene, until } from './testing/dispatch-scene.ts';
@@ -49,6 +50,7 @@ function sweeper(options: { places?: number; slots?: number; placesPerTenant?: n
   const shares = new TenantShares(options.placesPerTenant ?? places.size, options.holds);
   const ledger = new WakeupLedger(LEASE_MS);
   const gate = new SendGate(options.slots ?? 2);
+  const counted = new Counter({ name: 'sweeps_total', help: 'sweeps', labelNames: ['reason'], registers: [new Registry()] });
   const sweep = new DueSweep({
     store: s.store,
     bus,
@@ -61,9 +63,12 @@ function sweeper(options: { places?: number; slots?: number; placesPerTenant?: n
     intervalMs: 3_600_000,
     batch: options.batch ?? 100,
     refillShare: options.refillShare ?? 2,
+    sweeps: counted,
   });
   sweeps.push(sweep);
-  return { sweep, places, ledger, gate, shares };
+  /** Sweeps run so far, by reason (those with none left out). */
+  const reasons = async () => Object.fromEntries((await counted.get()).values.filter((v) => v.value > 0).map((v) => [String(v.labels['reason']), v.value]));
+  return { sweep, places, ledger, gate, shares, reasons };
 }
 
 describe('DueSweep', () => {
@@ -321,11 +326,40 @@ describe('DueSweep', () => {
   it('one sweep at a time: a call during one joins it', async () => {
     const { t } = await s.endpoint();
     await s.due(t, 3);
-    const { sweep } = sweeper();
+    const { sweep, reasons } = sweeper();
     const [first, second] = [sweep.sweep(), sweep.sweep()];
     expect(second).toBe(first);
     await first;
     expect(published).toHaveLength(3);
+    // Joined, not counted: one sweep ran.
+    expect(await reasons()).toEqual({ manual: 1 });
+  });
+
+  it('counts each sweep by what asked: start, places freed while behind, a refill, a put-off time; one asked during a sweep by the first', async () => {
+    const { t } = await s.endpoint();
+    const ids = await s.due(t, 3);
+    const { sweep, places, ledger, reasons } = sweeper({ places: 2 });
+    await sweep.start(); // 2 of 3 published: cut off at the free places, behind
+    expect(await reasons()).toEqual({ start: 1 });
+    for (const id of ids.slice(0, 2)) {
+      await s.claim(id);
+      places.take();
+      ledger.sending(id);
+    }
+    places.give();
+    sweep.placeFreed(); // 1 of 2 free: half
+    await until(() => published.length === 3);
+    await until(async () => expect(await reasons()).toEqual({ start: 1, behind: 1 }));
+    sweep.refill();
+    await until(async () => expect(await reasons()).toEqual({ start: 1, behind: 1, refill: 1 }));
+    sweep.wakeAt(s.clock.now());
+    await until(async () => expect(await reasons()).toEqual({ start: 1, behind: 1, refill: 1, put_off: 1 }));
+    // Asked for twice while one runs: one more follows it, counted once, for the first reason.
+    const running = sweep.sweep();
+    sweep.refill();
+    sweep.fellBehind(); // a place is free: it would sweep for 'behind'
+    await running;
+    await until(async () => expect(await reasons()).toEqual({ start: 1, behind: 1, refill: 2, put_off: 1, manual: 1 }));
   });
 
   it('publishes no more of a tenant’s due deliveries than its share has room for (1 of 3 taken: 2), and the other tenant’s', async () => {

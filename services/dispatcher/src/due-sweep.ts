@@ -4,6 +4,7 @@ import { DISPATCH_SUBJECT, dispatchJobHeaders, encodeDispatchJob, type Bus } fro
 import { tenantKey, type Clock } from '@wirehook/core';
 import type { Logger } from '@wirehook/platform';
 import type { DueDelivery, Store } from '@wirehook/store';
+import type { Counter } from 'prom-client';
 import type { AttemptPlaces } from './attempt-places.ts';
 import type { SendGate } from './send-gate.ts';
 import type { TenantShares } from './tenant-shares.ts';
@@ -28,7 +29,18 @@ export interface DueSweepDeps {
   batch: number;
   /** While behind, a sweep follows once 1/refillShare of the places are free (refillAt): 2, half, unless the store groups completions. */
   refillShare: number;
+  /** Sweeps run, by what asked for them (`wirehook_dispatch_sweeps_total`). */
+  sweeps: Counter<'reason'>;
 }
+
+/**
+ * What asked for a sweep: the dispatcher's start, its timer, places freed while behind (or a
+ * due delivery left in the store), an endpoint's queue or a tenant's share drained with more in
+ * the store, or a time deliveries were put off to (a Retry-After, a limit, a tenant's hold).
+ * On MongoDB each sweep costs operations on the due queue: the counter says which of these
+ * sets their pace. (`manual`: a caller's own, the tests'.)
+ */
+export type SweepReason = 'start' | 'interval' | 'behind' | 'refill' | 'put_off' | 'manual';
 
 /** At least this many places freed before a sweep follows, or half of fewer (with few places a share would sweep at nearly every send's end). */
 const REFILL_AT_LEAST = 32;
@@ -79,8 +91,8 @@ export class DueSweep {
    */
   #behindMarks = 0;
   #stopped = false;
-  /** A sweep was asked for while one was under way (#sweepSoon): one more follows it. */
-  #again = false;
+  /** A sweep was asked for while one was under way (#sweepSoon): one more follows it, for the first reason asked. */
+  #again: SweepReason | undefined;
   /** Times deliveries were put off to (held or throttled), earliest first; a timer sweeps at the first. */
   #wakeTimes: number[] = [];
   #wakeTimer: NodeJS.Timeout | undefined;
@@ -91,9 +103,9 @@ export class DueSweep {
 
   /** Starts the timer and sweeps once. */
   async start(): Promise<void> {
-    this.#timer = setInterval(() => void this.sweep(), this.#deps.intervalMs);
+    this.#timer = setInterval(() => void this.sweep('interval'), this.#deps.intervalMs);
     this.#timer.unref();
-    await this.sweep();
+    await this.sweep('start');
   }
 
   /** Publishes nothing more; resolves once a sweep under way has ended. */
@@ -104,14 +116,20 @@ export class DueSweep {
     await this.#sweeping;
   }
 
-  /** Publishes the due deliveries not already on their way; one sweep at a time (a call during one joins it). */
-  sweep(): Promise<void> {
-    this.#sweeping ??= this.#sweepOnce().finally(() => {
-      this.#sweeping = undefined;
-      if (!this.#again || this.#stopped) return;
-      this.#again = false;
-      void this.sweep();
-    });
+  /**
+   * Publishes the due deliveries not already on their way; one sweep at a time (a call during
+   * one joins it, and is not counted: it asked for nothing that sweep does not do).
+   */
+  sweep(reason: SweepReason = 'manual'): Promise<void> {
+    if (this.#sweeping === undefined) {
+      this.#deps.sweeps.inc({ reason });
+      this.#sweeping = this.#sweepOnce().finally(() => {
+        this.#sweeping = undefined;
+        const again = this.#again;
+        this.#again = undefined;
+        if (again !== undefined && !this.#stopped) void this.sweep(again);
+      });
+    }
     return this.#sweeping;
   }
 
@@ -120,17 +138,17 @@ export class DueSweep {
    * or a queue drained during a sweep may come after it read the free places, and joined to it
    * would be lost until the tick.
    */
-  #sweepSoon(): void {
+  #sweepSoon(reason: SweepReason): void {
     if (this.#sweeping !== undefined) {
-      this.#again = true;
+      this.#again ??= reason;
       return;
     }
     // After the caller's turn: a send's end asks for a sweep (its tenant's place given back)
     // before it gives its own place back, and a sweep starting at once would read none free.
     queueMicrotask(() => {
       if (this.#stopped) return;
-      if (this.#sweeping === undefined) void this.sweep();
-      else this.#again = true;
+      if (this.#sweeping === undefined) void this.sweep(reason);
+      else this.#again ??= reason;
     });
   }
 
@@ -152,17 +170,17 @@ export class DueSweep {
   /** An attempt gave its place back: while behind, and once enough places are free (refillAt), sweep again. */
   placeFreed(): void {
     const { places, refillShare } = this.#deps;
-    if (this.#behind && !this.#stopped && places.free >= refillAt(places.size, refillShare)) this.#sweepSoon();
+    if (this.#behind && !this.#stopped && places.free >= refillAt(places.size, refillShare)) this.#sweepSoon('behind');
   }
 
   /**
    * Deliveries of an endpoint were left in the store while its queue was full, and it has
    * drained: fetch them now (marked behind too, so a sweep already running is followed by another).
    */
-  refill(): void {
+  refill(reason: SweepReason = 'refill'): void {
     if (this.#stopped) return;
     this.#markBehind();
-    this.#sweepSoon();
+    this.#sweepSoon(reason);
   }
 
   /**
@@ -189,7 +207,7 @@ export class DueSweep {
         // The first time is served (a clock not there yet leaves it to the tick), and all passed.
         const now = this.#deps.clock.now();
         this.#wakeTimes = this.#wakeTimes.slice(1).filter((t) => t > now);
-        this.refill();
+        this.refill('put_off');
         this.#armWake();
       },
       Math.max(0, first - this.#deps.clock.now()),

@@ -12,6 +12,9 @@ export interface DispatcherMetrics {
   inFlight: Gauge;
   completing: Gauge;
   tenantHolds: Counter;
+  /** Set at each scrape from what `heldNow` reads (the Dispatcher gives it its holds). */
+  tenantsHeld: ScrapedCount;
+  sweeps: Counter<'reason'>;
   overTenantShare: Counter;
   storeErrors: Counter<'operation'>;
   staleCompletions: Counter;
@@ -181,6 +184,28 @@ export function registerEgressThreadMetrics(registry: Registry, starts: () => nu
   });
 }
 
+/** A gauge read at each scrape from a count its owner gives it once built (0 until then). */
+export class ScrapedCount {
+  #read: () => number = () => 0;
+
+  constructor(registry: Registry, name: string, help: string) {
+    const count = this;
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(count.#read());
+      },
+    });
+  }
+
+  /** What the gauge reads from now on. */
+  readFrom(read: () => number): void {
+    this.#read = read;
+  }
+}
+
 export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
   return {
     attempts: new Counter({
@@ -223,6 +248,19 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
       help:
         "Holds of a tenant's new work (its due deliveries left in the store 250 ms, doubling to 4 s) after the store refused " +
         'its claim, completion or release for overload (MongoDB: admission control, time limits)',
+      registers: [registry],
+    }),
+    tenantsHeld: new ScrapedCount(
+      registry,
+      'wirehook_dispatch_tenants_held',
+      'Tenants whose new work this dispatcher holds now (a hold of wirehook_dispatch_tenant_holds_total not yet over): their due deliveries wait in the store',
+    ),
+    sweeps: new Counter({
+      name: 'wirehook_dispatch_sweeps_total',
+      help:
+        'Sweeps of the store for due deliveries, by what asked: start, interval (the timer), behind (places freed with more due), ' +
+        "refill (an endpoint's queue or a tenant's share drained with more in the store), put_off (a Retry-After, a limit or a hold ended), manual",
+      labelNames: ['reason'],
       registers: [registry],
     }),
     overTenantShare: new Counter({
