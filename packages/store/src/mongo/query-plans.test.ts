@@ -22,6 +22,7 @@ import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
+import { commandShape } from './plans/query-shape.ts';
 import { UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
 
 const url = process.env['MONGODB_URL'];
@@ -41,7 +42,7 @@ const SESSION_FIELDS = [
   'apiVersion',
 ];
 
-/** One command of each (plan, command, collection), as sent. */
+/** One command of each (plan, command, collection, query shape), as sent. */
 const recorded = new Map<string, { name: string; commandName: string; command: Document }>();
 const unnamed: string[] = [];
 
@@ -59,7 +60,9 @@ function record(command: Document, commandName: string): void {
   const statements = (commandName === 'update' ? command['updates'] : commandName === 'delete' ? command['deletes'] : undefined) as Document[] | undefined;
   const each = statements === undefined ? [command] : statements.map((one) => ({ ...command, [commandName === 'update' ? 'updates' : 'deletes']: [one] }));
   for (const one of each) {
-    const key = JSON.stringify([comment, commandName, command[commandName]]);
+    // Each shape of a plan's query (plans/query-shape.ts): a compare-and-set's second condition, another branch's
+    // `$or`, are explained too, not only the first command the plan sent.
+    const key = JSON.stringify([comment, commandName, command[commandName], commandShape(one, commandName)]);
     if (!recorded.has(key)) recorded.set(key, { name: comment, commandName, command: one });
   }
 }
@@ -191,7 +194,12 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
       expect(unnamed, 'queries sent without a plan').toEqual([]);
       expect(recorded.size, 'the contract ran (a handful of plans would mean it did not)').toBeGreaterThan(40);
       const faults: string[] = [];
+      // How many shapes each plan was sent in: a fault names the shape where there are several.
+      const shapesOf = new Map<string, number>();
+      for (const { name, commandName } of recorded.values()) shapesOf.set(`${name} (${commandName})`, (shapesOf.get(`${name} (${commandName})`) ?? 0) + 1);
       for (const { name, commandName, command } of recorded.values()) {
+        const what =
+          (shapesOf.get(`${name} (${commandName})`) ?? 0) > 1 ? `${name} (${commandName} ${commandShape(command, commandName)})` : `${name} (${commandName})`;
         const plan = plans.get(name);
         // A pinned write concern reaches the server as the plan says (a call that builds its
         // own options, or runs in a session, would drop it).
@@ -199,7 +207,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         if (pinned !== undefined) {
           const sentConcern = command['writeConcern'] as Document | undefined;
           if (sentConcern?.['w'] !== pinned.w || sentConcern?.['wtimeout'] !== pinned.wtimeoutMS) {
-            faults.push(`${name} (${commandName}): sent with write concern ${JSON.stringify(sentConcern)}, not ${JSON.stringify(pinned)}`);
+            faults.push(`${what}: sent with write concern ${JSON.stringify(sentConcern)}, not ${JSON.stringify(pinned)}`);
           }
         }
         if (plan === undefined) {
@@ -209,7 +217,7 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
         // Its own collection, or a month's of its family (`deliveries_202611`): never another's.
         const collection = String(command[commandName]);
         if (collection !== plan.spec.collection && !new RegExp(`^${plan.spec.collection}_\\d{6}$`).test(collection)) {
-          faults.push(`${name} (${commandName}): sent to ${collection}, a plan of ${plan.spec.collection}`);
+          faults.push(`${what}: sent to ${collection}, a plan of ${plan.spec.collection}`);
         }
         const sent = Object.fromEntries(Object.entries(command).filter(([k]) => !SESSION_FIELDS.includes(k)));
         const explained = await db.command({ explain: sent, verbosity: 'executionStats' });
@@ -218,8 +226,8 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
           ...stages(explained['queryPlanner']?.['winningPlan']),
           ...((explained['stages'] ?? []) as Document[]).flatMap((s) => stages(s['$cursor']?.['queryPlanner']?.['winningPlan'])),
         ];
-        if (text.includes('"COLLSCAN"')) faults.push(`${name} (${commandName}): COLLSCAN`);
-        if (all.some((s) => s['stage'] === 'SORT')) faults.push(`${name} (${commandName}): an in-memory SORT`);
+        if (text.includes('"COLLSCAN"')) faults.push(`${what}: COLLSCAN`);
+        if (all.some((s) => s['stage'] === 'SORT')) faults.push(`${what}: an in-memory SORT`);
         const indexes = new Set(all.map((s) => s['indexName']).filter((n) => typeof n === 'string'));
         const byId = all.some(
           (s) => s['stage'] === 'IDHACK' || s['stage'] === 'EXPRESS_IXSCAN' || s['stage'] === 'EXPRESS_UPDATE' || s['stage'] === 'EXPRESS_DELETE',
@@ -231,14 +239,12 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
           for (const [field, bounds] of Object.entries((scan['indexBounds'] ?? {}) as Record<string, string[]>)) {
             const bounded = filter?.[field] !== undefined && !(typeof filter[field] === 'object' && filter[field] !== null && '$exists' in filter[field]);
             if (bounded && bounds.length === 1 && bounds[0] === '[MinKey, MaxKey]') {
-              faults.push(
-                `${name} (${commandName}): walks ${String(scan['indexName'])} whole on ${field}, which the query bounds (its partial filter not stated?)`,
-              );
+              faults.push(`${what}: walks ${String(scan['indexName'])} whole on ${field}, which the query bounds (its partial filter not stated?)`);
             }
           }
         }
         if (plan.spec.index === '_id_' ? !(byId || indexes.has('_id_')) : !indexes.has(plan.spec.index)) {
-          faults.push(`${name} (${commandName}): used ${[...indexes].join(', ') || 'no index'}, not ${plan.spec.index}`);
+          faults.push(`${what}: used ${[...indexes].join(', ') || 'no index'}, not ${plan.spec.index}`);
         }
         const stats = explained['executionStats'] ?? explained['stages']?.[0]?.['$cursor']?.['executionStats'] ?? {};
         const examined = Number(stats['totalDocsExamined'] ?? 0);
@@ -254,9 +260,9 @@ describe.skipIf(url === undefined || url === '')('MongoDB query plans (MONGODB_U
           returned = Math.max(returned, Number(counted?.['n'] ?? 0));
         }
         const bound = plan.spec.maxExamined(returned);
-        if (examined > bound) faults.push(`${name} (${commandName}): examined ${examined} documents, more than its bound ${bound} (matched ${returned})`);
+        if (examined > bound) faults.push(`${what}: examined ${examined} documents, more than its bound ${bound} (matched ${returned})`);
         const keyBound = plan.spec.maxKeysExamined?.(returned);
-        if (keyBound !== undefined && keys > keyBound) faults.push(`${name} (${commandName}): examined ${keys} index keys, more than its bound ${keyBound}`);
+        if (keyBound !== undefined && keys > keyBound) faults.push(`${what}: examined ${keys} index keys, more than its bound ${keyBound}`);
       }
       expect(faults).toEqual([]);
     } finally {

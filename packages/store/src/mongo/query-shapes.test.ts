@@ -3,7 +3,7 @@
 // real server the same of the same plans where MONGODB_URL is set.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { IndexDescription } from 'mongodb';
+import { type Document, type IndexDescription, ObjectId } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { COLLECTIONS } from './connection.ts';
 import { INDEXES } from './indexes.ts';
@@ -15,6 +15,7 @@ import { ENDPOINTS_PAGE_SIZE, PENDING_RETRIES_THRESHOLDS } from '@wirehook/core'
 import { ENDPOINTS_LIST_CAP } from './plans/endpoints.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
+import { commandShape } from './plans/query-shape.ts';
 import type { AnyPlan } from './plans/plan.ts';
 
 const plans = [...allPlans().values()] as AnyPlan[];
@@ -240,5 +241,40 @@ describe('MongoDB query shapes', () => {
       }
     }
     expect(unplanned).toEqual([]);
+  });
+});
+
+describe('a command’s query shape (what query-plans.test.ts explains once)', () => {
+  const find = (filter: Document, extra: Document = {}) => commandShape({ find: 'deliveries_202612', filter, comment: 'p', ...extra }, 'find');
+
+  it('is one for commands that differ in values alone: ids, times, an $in’s length, an $or’s number of like clauses', () => {
+    const at = new Date(Date.UTC(2026, 11, 7));
+    expect(find({ orgId: 'o1', dueAt: { $lte: 5 }, _id: { $in: ['a'] } })).toBe(find({ _id: { $in: ['b', 'c', 'd'] }, dueAt: { $lte: at }, orgId: 'o2' }));
+    const tenant = (orgId: string) => ({ orgId, env: 'live' });
+    expect(find({ $or: [tenant('a')] })).toBe(find({ $or: [tenant('b'), tenant('c'), tenant('d')] }));
+    expect(find({ _id: new ObjectId() })).toBe(find({ _id: 'dlv_1' }));
+  });
+
+  it('is another for another condition, another kind of $or clause, a sort, a hint, or an update that is multi or an upsert', () => {
+    const base = find({ _id: 'e1', status: 'active' });
+    // A compare-and-set's second condition.
+    expect(find({ _id: 'e1', status: 'active', failingSince: null })).not.toBe(base);
+    // An operator for an equality.
+    expect(find({ _id: 'e1', status: { $in: ['active'] } })).not.toBe(base);
+    expect(find({ $or: [{ orgId: 'a' }] })).not.toBe(find({ $or: [{ orgId: 'a' }, { endpointId: 'e' }] }));
+    expect(find({ _id: 'e1', status: 'active' }, { sort: { at: -1 } })).not.toBe(base);
+    expect(find({ _id: 'e1', status: 'active' }, { hint: 'due' })).not.toBe(base);
+    const update = (statement: Document) =>
+      commandShape({ update: 'endpoints', updates: [{ q: { _id: 'e1' }, u: { $set: { a: 1 } }, ...statement }] }, 'update');
+    expect(update({ multi: true })).not.toBe(update({}));
+    expect(update({ upsert: true })).not.toBe(update({}));
+    // What an update writes is not its query's shape.
+    expect(commandShape({ update: 'endpoints', updates: [{ q: { _id: 'e1' }, u: { $set: { b: 2 } } }] }, 'update')).toBe(update({}));
+  });
+
+  it('reads an aggregate’s pipeline, stage by stage', () => {
+    const agg = (pipeline: Document[]) => commandShape({ aggregate: 'deliveries_202612', pipeline, cursor: {} }, 'aggregate');
+    expect(agg([{ $match: { orgId: 'a' } }, { $limit: 5 }])).toBe(agg([{ $match: { orgId: 'b' } }, { $limit: 100 }]));
+    expect(agg([{ $match: { orgId: 'a' } }, { $limit: 5 }])).not.toBe(agg([{ $match: { orgId: 'a' } }, { $skip: 5 }]));
   });
 });
