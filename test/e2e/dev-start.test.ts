@@ -1,10 +1,10 @@
 // `./dev start` as a user runs it: embedded mode's process gets ./dev's Node flags
 // (WIREHOOK_NODE_FLAGS, the V8 heap growth that keeps the backlog's memory down —
-// docs/operations.md, Memory), a user's own value replaces them word by word, and a value
+// docs/operations.md, Memory —, and on 2 CPUs one V8 platform thread), a user's own value replaces them word by word, and a value
 // that is not a flag is refused with a message naming the variable instead of being run as a script.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir, totalmem } from 'node:os';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, freePortRun, spawnTestProcess } from '@wirehook/testkit';
@@ -55,12 +55,13 @@ async function startedWith(flags: string | undefined): Promise<string[]> {
 }
 
 describe('./dev start', () => {
-  it("runs embedded mode with ./dev's heap flag on a machine over 2 GiB, before the script", async () => {
+  it("runs embedded mode with ./dev's flags before the script: the heap's on a machine over 2 GiB, one V8 thread on 2 CPUs or fewer", async () => {
     const argv = await startedWith(undefined);
     const script = argv.findIndex((arg) => arg.endsWith('scripts/start.ts'));
     expect(script).toBeGreaterThan(0);
     const flags = argv.slice(1, script);
-    expect(flags).toEqual(totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : []);
+    const heap = totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : [];
+    expect(flags).toEqual([...heap, ...(availableParallelism() <= 2 ? ['--v8-pool-size=1'] : [])]);
   }, 90_000);
 
   it("a user's WIREHOOK_NODE_FLAGS replace ./dev's, each word a flag", async () => {
