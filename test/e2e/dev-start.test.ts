@@ -3,7 +3,7 @@
 // docs/operations.md, Memory —, and on 2 CPUs one V8 platform thread), a user's own value replaces them word by word, and a value
 // that is not a flag is refused with a message naming the variable instead of being run as a script.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `bash dev start` with `flags` as WIREHOOK_NODE_FLAGS (undefined: not set at all). */
-async function devStart(flags: string | undefined) {
+/** `bash dev start` with `flags` as WIREHOOK_NODE_FLAGS (undefined: not set at all); `nproc`: a stand-in's script for it. */
+async function devStart(flags: string | undefined, nproc?: string, extra: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'wirehook-dev-start-'));
   dirs.push(dataDir);
   const base = await freePortRun(3);
@@ -30,8 +30,15 @@ async function devStart(flags: string | undefined) {
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     WIREHOOK_NODE_FLAGS: flags,
+    ...extra,
   };
   if (flags === undefined) delete env['WIREHOOK_NODE_FLAGS'];
+  if (nproc !== undefined) {
+    const bin = mkdtempSync(join(tmpdir(), 'wirehook-nproc-'));
+    dirs.push(bin);
+    writeFileSync(join(bin, 'nproc'), `#!/bin/sh\n${nproc}\n`, { mode: 0o755 });
+    env['PATH'] = `${bin}:${process.env['PATH'] ?? ''}`;
+  }
   const child = spawnTestProcess('bash', [join(root, 'dev'), 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
@@ -45,8 +52,8 @@ function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
-async function startedWith(flags: string | undefined): Promise<string[]> {
-  const run = await devStart(flags);
+async function startedWith(flags: string | undefined, nproc?: string, extra?: Record<string, string>): Promise<string[]> {
+  const run = await devStart(flags, nproc, extra);
   await eventually(async () => expect((await fetch(`${run.api}/healthz`)).status).toBe(200), 60_000);
   const argv = commandLine(run.child.pid!);
   run.child.kill('SIGTERM');
@@ -63,6 +70,28 @@ describe('./dev start', () => {
     const heap = totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : [];
     expect(flags).toEqual([...heap, ...(availableParallelism() <= 2 ? ['--v8-pool-size=1'] : [])]);
   }, 90_000);
+
+  it('adds one V8 thread by the CPUs nproc counts (without OpenMP’s variables), a CPU quota, or none when nproc fails', async () => {
+    const heap = totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : [];
+    // A cgroup v2 quota of this machine's own caps what nproc says (a container's --cpus).
+    const quota = existsSync('/sys/fs/cgroup/cpu.max') ? readFileSync('/sys/fs/cgroup/cpu.max', 'utf8').trim().split(' ') : ['max'];
+    const cap = quota[0] === 'max' ? Number.POSITIVE_INFINITY : Math.ceil(Number(quota[0]) / Number(quota[1]));
+    const flagsWith = async (nproc: string, extra?: Record<string, string>) => {
+      const argv = await startedWith(undefined, nproc, extra);
+      return argv.slice(
+        1,
+        argv.findIndex((arg) => arg.endsWith('scripts/start.ts')),
+      );
+    };
+    expect(await flagsWith('echo 2')).toEqual([...heap, '--v8-pool-size=1']);
+    expect(await flagsWith('echo 3')).toEqual([...heap, ...(cap <= 2 ? ['--v8-pool-size=1'] : [])]);
+    // nproc honours OMP_NUM_THREADS; ./dev counts without it.
+    expect(await flagsWith('[ -n "$OMP_NUM_THREADS" ] && echo 1 || echo 8', { OMP_NUM_THREADS: '1' })).toEqual([
+      ...heap,
+      ...(cap <= 2 ? ['--v8-pool-size=1'] : []),
+    ]);
+    expect(await flagsWith('exit 1')).toEqual([...heap, ...(cap <= 2 ? ['--v8-pool-size=1'] : [])]);
+  }, 180_000);
 
   it("a user's WIREHOOK_NODE_FLAGS replace ./dev's, each word a flag", async () => {
     const argv = await startedWith('--stack-size=2000\t --heap-growing-percent=40');

@@ -109,7 +109,7 @@ export class Dispatcher implements Component {
     const places = new AttemptPlaces(config.concurrency);
     // Tenants whose store calls were refused for overload: no room for new work a while.
     const holds = new TenantHolds(clock);
-    metrics.tenantsHeld.readFrom(() => holds.heldTenants().length);
+    metrics.tenantsHeld.readFrom(() => holds.heldCount());
     const shares = new TenantShares(
       Math.min(config.concurrency, config.placesPerTenant ?? defaultPlacesPerTenant(config.concurrency, config.slotsPerEndpoint)),
       holds,

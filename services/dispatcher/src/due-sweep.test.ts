@@ -44,7 +44,9 @@ afterEach(async () => {
   await s.close();
 });
 
-function sweeper(options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number; refillShare?: number; holds?: TenantHolds } = {}) {
+function sweeper(
+  options: { places?: number; slots?: number; placesPerTenant?: number; batch?: number; refillShare?: number; holds?: TenantHolds; intervalMs?: number } = {},
+) {
   const places = new AttemptPlaces(options.places ?? 10);
   // Unless a test bounds it, a tenant may use every place.
   const shares = new TenantShares(options.placesPerTenant ?? places.size, options.holds);
@@ -60,7 +62,7 @@ function sweeper(options: { places?: number; slots?: number; placesPerTenant?: n
     places,
     gate,
     shares,
-    intervalMs: 3_600_000,
+    intervalMs: options.intervalMs ?? 3_600_000,
     batch: options.batch ?? 100,
     refillShare: options.refillShare ?? 2,
     sweeps: counted,
@@ -360,6 +362,24 @@ describe('DueSweep', () => {
     sweep.fellBehind(); // a place is free: it would sweep for 'behind'
     await running;
     await until(async () => expect(await reasons()).toEqual({ start: 1, behind: 1, refill: 2, put_off: 1, manual: 1 }));
+  });
+
+  it('counts a sweep only when it reads the store: with no place free, none; the timer’s as interval', async () => {
+    const { t } = await s.endpoint();
+    await s.due(t);
+    const { sweep, places, reasons } = sweeper({ places: 1 });
+    places.take();
+    await sweep.sweep();
+    sweep.refill();
+    await Promise.resolve();
+    await sweep.sweep();
+    expect(await reasons()).toEqual({});
+    expect(published).toEqual([]);
+    places.give();
+    const timed = sweeper({ intervalMs: 5 });
+    await timed.sweep.start();
+    await until(async () => ((await timed.reasons())['interval'] ?? 0) >= 1);
+    expect((await timed.reasons())['start']).toBe(1);
   });
 
   it('publishes no more of a tenant’s due deliveries than its share has room for (1 of 3 taken: 2), and the other tenant’s', async () => {

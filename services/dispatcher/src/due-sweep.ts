@@ -29,18 +29,20 @@ export interface DueSweepDeps {
   batch: number;
   /** While behind, a sweep follows once 1/refillShare of the places are free (refillAt): 2, half, unless the store groups completions. */
   refillShare: number;
-  /** Sweeps run, by what asked for them (`wirehook_dispatch_sweeps_total`). */
+  /** Sweeps that read the store, by what asked for them (`wirehook_dispatch_sweeps_total`). */
   sweeps: Counter<'reason'>;
 }
 
 /**
- * What asked for a sweep: the dispatcher's start, its timer, places freed while behind (or a
- * due delivery left in the store), an endpoint's queue or a tenant's share drained with more in
- * the store, or a time deliveries were put off to (a Retry-After, a limit, a tenant's hold).
- * On MongoDB each sweep costs operations on the due queue: the counter says which of these
- * sets their pace. (`manual`: a caller's own, the tests'.)
+ * What asked for a sweep: the dispatcher's start, its timer, places freed while behind (or a due
+ * delivery left in the store: a hand-off given back, a wake-up with no place), an endpoint's queue
+ * or a tenant's share drained with more in the store, or a time deliveries were put off to (a
+ * Retry-After, a limit, a tenant's hold). On MongoDB each sweep costs operations on the due queue:
+ * the counter says which of these sets their pace. Asks made while a sweep runs make one more,
+ * counted for the first of them. (`manual`: a caller's own, the tests'.)
  */
-export type SweepReason = 'start' | 'interval' | 'behind' | 'refill' | 'put_off' | 'manual';
+export const SWEEP_REASONS = ['start', 'interval', 'behind', 'refill', 'put_off', 'manual'] as const;
+export type SweepReason = (typeof SWEEP_REASONS)[number];
 
 /** At least this many places freed before a sweep follows, or half of fewer (with few places a share would sweep at nearly every send's end). */
 const REFILL_AT_LEAST = 32;
@@ -118,12 +120,11 @@ export class DueSweep {
 
   /**
    * Publishes the due deliveries not already on their way; one sweep at a time (a call during
-   * one joins it, and is not counted: it asked for nothing that sweep does not do).
+   * one joins it: not counted, it asked for nothing that sweep does not do).
    */
   sweep(reason: SweepReason = 'manual'): Promise<void> {
     if (this.#sweeping === undefined) {
-      this.#deps.sweeps.inc({ reason });
-      this.#sweeping = this.#sweepOnce().finally(() => {
+      this.#sweeping = this.#sweepOnce(reason).finally(() => {
         this.#sweeping = undefined;
         const again = this.#again;
         this.#again = undefined;
@@ -250,7 +251,7 @@ export class DueSweep {
     }
   }
 
-  async #sweepOnce(): Promise<void> {
+  async #sweepOnce(reason: SweepReason): Promise<void> {
     const { store, clock, logger, ledger, places, gate, shares, batch } = this.#deps;
     try {
       const now = clock.now();
@@ -263,6 +264,8 @@ export class DueSweep {
       // Only this dispatcher's own state counts: with replicas, another may take what it publishes.
       const room = Math.min(batch, places.free);
       if (room <= 0) return;
+      // Counted once it reads the store (with no place free it reads nothing).
+      this.#deps.sweeps.inc({ reason });
       // Over-fetch by what is already on its way and still listed as due (queued, parked), so
       // new work is still found; sends in flight are leased, so no page lists them.
       const onItsWay = Math.min(ledger.listed, batch + places.size);

@@ -1,6 +1,7 @@
 import { type Backlog, type LaneStats, StaleBacklogError } from '@wirehook/store';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { MAX_BATCH_MESSAGES } from '@wirehook/bus';
+import { SWEEP_REASONS } from './due-sweep.ts';
 import { type Reuse, SCRAPE_REUSE, SCRAPE_WAIT_MS, ScrapedSource, type ScrapedSourceOptions } from './scraped-source.ts';
 
 /** The dispatcher's metrics; no per-org, per-endpoint or per-URL labels. */
@@ -184,6 +185,12 @@ export function registerEgressThreadMetrics(registry: Registry, starts: () => nu
   });
 }
 
+/** `counter` with a series at 0 for each of `reasons`: a rate over the first one counts it. */
+function zeroed<R extends string>(counter: Counter<'reason'>, reasons: readonly R[]): Counter<'reason'> {
+  for (const reason of reasons) counter.inc({ reason }, 0);
+  return counter;
+}
+
 /** A gauge read at each scrape from a count its owner gives it once built (0 until then). */
 export class ScrapedCount {
   #read: () => number = () => 0;
@@ -255,14 +262,17 @@ export function createDispatcherMetrics(registry: Registry): DispatcherMetrics {
       'wirehook_dispatch_tenants_held',
       'Tenants whose new work this dispatcher holds now (a hold of wirehook_dispatch_tenant_holds_total not yet over): their due deliveries wait in the store',
     ),
-    sweeps: new Counter({
-      name: 'wirehook_dispatch_sweeps_total',
-      help:
-        'Sweeps of the store for due deliveries, by what asked: start, interval (the timer), behind (places freed with more due), ' +
-        "refill (an endpoint's queue or a tenant's share drained with more in the store), put_off (a Retry-After, a limit or a hold ended), manual",
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
+    sweeps: zeroed(
+      new Counter({
+        name: 'wirehook_dispatch_sweeps_total',
+        help:
+          'Sweeps that read the store for due deliveries, by what asked: start, interval (the timer), behind (places freed with more due), ' +
+          "refill (an endpoint's queue or a tenant's share drained with more in the store), put_off (a Retry-After, a limit or a hold ended), manual",
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      SWEEP_REASONS,
+    ),
     overTenantShare: new Counter({
       name: 'wirehook_dispatch_over_tenant_share_total',
       help:

@@ -27,6 +27,30 @@ describe('TenantHolds', () => {
     expect(holds.heldTenants()).toEqual([]);
   });
 
+  it('counts the tenants held now for a scrape without acting on the holds: a step back read as the holds will move, nothing forgotten', () => {
+    const { clock, holds } = scene();
+    holds.overloaded(A, clock.now());
+    clock.advance(100);
+    holds.overloaded(B, clock.now());
+    expect(holds.heldCount()).toBe(2);
+    clock.advance(150); // A's over, B's 100 ms left
+    expect(holds.heldCount()).toBe(1);
+    expect(holds.held(A)).toBe(false); // a call that acts: the holds know the clock's time
+    // The clock back an hour: B keeps what was left of it (100 ms), A stays over.
+    clock.set(clock.now() - 3_600_000);
+    expect(holds.heldCount()).toBe(1);
+    clock.advance(99);
+    expect(holds.heldCount()).toBe(1);
+    // The clock forward again before any other call: the holds were not moved by the counts.
+    clock.advance(3_600_000 - 99);
+    expect(holds.heldCount()).toBe(1);
+    expect(holds.held(B)).toBe(true);
+    // Read only: A's over hold, past its quiet length, is still remembered until a call that acts.
+    clock.advance(1_000);
+    expect(holds.heldCount()).toBe(0);
+    expect(holds.size).toBe(2);
+  });
+
   it('the calls refused while a hold is on, or sent before it ended, begin none', () => {
     const { clock, holds } = scene();
     const sent = clock.now();

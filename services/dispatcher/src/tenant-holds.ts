@@ -83,6 +83,18 @@ export class TenantHolds {
     return held;
   }
 
+  /**
+   * How many tenants are held now, reading nothing into the holds (a scrape's: it neither forgets
+   * holds nor moves them for a clock that stepped back, which the next call that acts does).
+   */
+  heldCount(): number {
+    const now = this.#clock.now();
+    const back = Math.max(0, this.#lastNow - now);
+    let held = 0;
+    for (const { until } of this.#holds.values()) if (until - back > now) held++;
+    return held;
+  }
+
   /** The earliest end of the holds on now (clock ms); null when none is. */
   nextEnd(): number | null {
     const now = this.#now();

@@ -22,7 +22,7 @@ import { REQUEST_WALK_BATCH } from './endpoint-walk.ts';
 import { type Month, monthOf } from './months.ts';
 import { openMongoStore } from './open-mongo-store.ts';
 import { allPlans } from './plans/index.ts';
-import { commandShape } from './plans/query-shape.ts';
+import { commandShape, explainedOnceKey } from './plans/query-shape.ts';
 import { UPGRADE_BATCH, UPGRADE_PLANS } from './plans/upgrade.ts';
 
 const url = process.env['MONGODB_URL'];
@@ -62,7 +62,7 @@ function record(command: Document, commandName: string): void {
   for (const one of each) {
     // Each shape of a plan's query (plans/query-shape.ts): a compare-and-set's second condition, another branch's
     // `$or`, are explained too, not only the first command the plan sent.
-    const key = JSON.stringify([comment, commandName, command[commandName], commandShape(one, commandName)]);
+    const key = explainedOnceKey(one, commandName);
     if (!recorded.has(key)) recorded.set(key, { name: comment, commandName, command: one });
   }
 }

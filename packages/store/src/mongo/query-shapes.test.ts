@@ -15,7 +15,7 @@ import { ENDPOINTS_PAGE_SIZE, PENDING_RETRIES_THRESHOLDS } from '@wirehook/core'
 import { ENDPOINTS_LIST_CAP } from './plans/endpoints.ts';
 import { allPlans } from './plans/index.ts';
 import { checkPlan } from './plans/plan-check.ts';
-import { commandShape } from './plans/query-shape.ts';
+import { commandShape, explainedOnceKey } from './plans/query-shape.ts';
 import type { AnyPlan } from './plans/plan.ts';
 
 const plans = [...allPlans().values()] as AnyPlan[];
@@ -272,9 +272,36 @@ describe('a command’s query shape (what query-plans.test.ts explains once)', (
     expect(commandShape({ update: 'endpoints', updates: [{ q: { _id: 'e1' }, u: { $set: { b: 2 } } }] }, 'update')).toBe(update({}));
   });
 
-  it('reads an aggregate’s pipeline, stage by stage', () => {
+  it('keys what is explained once by plan, command, collection and shape: a compare-and-set’s second shape explained too', () => {
+    const cas = (q: Document, comment = 'deliveries.dueEndpoint') => explainedOnceKey({ update: 'dueEndpoints', updates: [{ q, u: {} }], comment }, 'update');
+    expect(cas({ _id: 'a' })).toBe(cas({ _id: 'b' }));
+    expect(cas({ _id: 'a', dueAt: 5 })).not.toBe(cas({ _id: 'a' }));
+    expect(cas({ _id: 'a' }, 'deliveries.other')).not.toBe(cas({ _id: 'a' }));
+    const inMonth = (month: string) => explainedOnceKey({ find: `deliveries_${month}`, filter: { _id: 'd' }, comment: 'p' }, 'find');
+    expect(inMonth('202611')).not.toBe(inMonth('202612'));
+  });
+
+  it('reads an aggregate’s pipeline, stage by stage, a $sort’s keys and directions with it', () => {
     const agg = (pipeline: Document[]) => commandShape({ aggregate: 'deliveries_202612', pipeline, cursor: {} }, 'aggregate');
     expect(agg([{ $match: { orgId: 'a' } }, { $limit: 5 }])).toBe(agg([{ $match: { orgId: 'b' } }, { $limit: 100 }]));
     expect(agg([{ $match: { orgId: 'a' } }, { $limit: 5 }])).not.toBe(agg([{ $match: { orgId: 'a' } }, { $skip: 5 }]));
+    expect(agg([{ $match: { orgId: 'a' } }, { $sort: { at: 1 } }])).not.toBe(agg([{ $match: { orgId: 'a' } }, { $sort: { at: -1 } }]));
+  });
+
+  it('reads a sort as the driver sends it (a Map), a projection, and whether a limit was given', () => {
+    const sorted = (sort: Map<string, number>) => find({ endpointId: 'e' }, { sort });
+    expect(sorted(new Map([['at', -1]]))).not.toBe(sorted(new Map([['dueAt', 1]])));
+    expect(sorted(new Map([['at', -1]]))).toBe(sorted(new Map([['at', -1]])));
+    expect(find({ endpointId: 'e' }, { projection: { _id: 0, at: 1 } })).not.toBe(find({ endpointId: 'e' }, { projection: { status: 1 } }));
+    expect(find({ endpointId: 'e' }, { limit: 1 })).toBe(find({ endpointId: 'f' }, { limit: 64 }));
+    expect(find({ endpointId: 'e' }, { limit: 1 })).not.toBe(find({ endpointId: 'e' }));
+  });
+
+  it('takes bytes and regexes as values, and keeps the fields an $expr compares', () => {
+    expect(find({ key: Buffer.from('ab') })).toBe(find({ key: Buffer.from('abcdef') }));
+    expect(find({ url: /^https:/ })).toBe(find({ url: /^http:/ }));
+    const expr = (a: string, b: string) => find({ _id: 'd1', $expr: { $lt: [a, b] } });
+    expect(expr('$leaseUntil', '$dueAt')).toBe(expr('$leaseUntil', '$dueAt'));
+    expect(expr('$leaseUntil', '$dueAt')).not.toBe(expr('$attemptCount', '$policyAttempts'));
   });
 });
