@@ -1,6 +1,6 @@
 // `./dev start` as a user runs it: embedded mode's process gets ./dev's Node flags
 // (WIREHOOK_NODE_FLAGS, the V8 heap growth that keeps the backlog's memory down —
-// docs/operations.md, Memory —, and on 2 CPUs one V8 platform thread), a user's own value replaces them word by word, and a value
+// docs/operations.md, Memory —, and on 2 CPUs a V8 platform thread a CPU), a user's own value replaces them word by word, and a value
 // that is not a flag is refused with a message naming the variable instead of being run as a script.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,16 +62,16 @@ async function startedWith(flags: string | undefined, nproc?: string, extra?: Re
 }
 
 describe('./dev start', () => {
-  it("runs embedded mode with ./dev's flags before the script: the heap's on a machine over 2 GiB, one V8 thread on 2 CPUs or fewer", async () => {
+  it("runs embedded mode with ./dev's flags before the script: the heap's on a machine over 2 GiB, a V8 thread a CPU on 2 or fewer", async () => {
     const argv = await startedWith(undefined);
     const script = argv.findIndex((arg) => arg.endsWith('scripts/start.ts'));
     expect(script).toBeGreaterThan(0);
     const flags = argv.slice(1, script);
     const heap = totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : [];
-    expect(flags).toEqual([...heap, ...(availableParallelism() <= 2 ? ['--v8-pool-size=1'] : [])]);
+    expect(flags).toEqual([...heap, ...(availableParallelism() <= 2 ? [`--v8-pool-size=${availableParallelism()}`] : [])]);
   }, 90_000);
 
-  it('adds one V8 thread by the CPUs nproc counts (without OpenMP’s variables), a CPU quota, or none when nproc fails', async () => {
+  it('sizes V8’s pool by the CPUs nproc counts (without OpenMP’s variables) and a CPU quota, or leaves it when nproc fails', async () => {
     const heap = totalmem() > 2 * 2 ** 30 ? ['--heap-growing-percent=65'] : [];
     // A cgroup v2 quota of this machine's own caps what nproc says (a container's --cpus).
     const quota = existsSync('/sys/fs/cgroup/cpu.max') ? readFileSync('/sys/fs/cgroup/cpu.max', 'utf8').trim().split(' ') : ['max'];
@@ -83,14 +83,14 @@ describe('./dev start', () => {
         argv.findIndex((arg) => arg.endsWith('scripts/start.ts')),
       );
     };
-    expect(await flagsWith('echo 2')).toEqual([...heap, '--v8-pool-size=1']);
-    expect(await flagsWith('echo 3')).toEqual([...heap, ...(cap <= 2 ? ['--v8-pool-size=1'] : [])]);
+    // What ./dev adds for n CPUs counted, a quota of this machine's own capping it.
+    const pool = (n: number) => (Math.min(n, cap) <= 2 ? [`--v8-pool-size=${Math.min(n, cap)}`] : []);
+    expect(await flagsWith('echo 2')).toEqual([...heap, ...pool(2)]);
+    expect(await flagsWith('echo 1')).toEqual([...heap, ...pool(1)]);
+    expect(await flagsWith('echo 3')).toEqual([...heap, ...pool(3)]);
     // nproc honours OMP_NUM_THREADS; ./dev counts without it.
-    expect(await flagsWith('[ -n "$OMP_NUM_THREADS" ] && echo 1 || echo 8', { OMP_NUM_THREADS: '1' })).toEqual([
-      ...heap,
-      ...(cap <= 2 ? ['--v8-pool-size=1'] : []),
-    ]);
-    expect(await flagsWith('exit 1')).toEqual([...heap, ...(cap <= 2 ? ['--v8-pool-size=1'] : [])]);
+    expect(await flagsWith('[ -n "$OMP_NUM_THREADS" ] && echo 1 || echo 8', { OMP_NUM_THREADS: '1' })).toEqual([...heap, ...pool(8)]);
+    expect(await flagsWith('exit 1')).toEqual([...heap, ...pool(99)]);
   }, 180_000);
 
   it("a user's WIREHOOK_NODE_FLAGS replace ./dev's, each word a flag", async () => {
