@@ -10,11 +10,12 @@ import type { DeliveryId, Tenant } from '@wirehook/core';
  */
 export class ParkedWakeups {
   readonly perEndpoint: number;
-  readonly #queues = new Map<string, Set<DeliveryId>>();
-  /** The trace each parked delivery's wake-up arrived in: its send, later, continues it. */
-  readonly #traces = new Map<DeliveryId, Context>();
-  /** Each parked delivery's tenant, when its gate entry named it (a held tenant's turn is not claimed: TenantHolds). */
-  readonly #tenants = new Map<DeliveryId, Tenant>();
+  /**
+   * Per endpoint, its parked deliveries in arrival order, each with the trace its wake-up arrived in
+   * (its send, later, continues it) and its tenant when its gate entry named it (a held tenant's
+   * turn is not claimed: TenantHolds).
+   */
+  readonly #queues = new Map<string, Map<DeliveryId, { trace: Context; tenant: Tenant | undefined }>>();
   readonly #overflowed = new Set<string>();
   #size = 0;
 
@@ -47,16 +48,14 @@ export class ParkedWakeups {
    * then marked overflowed) and true when parked or already parked.
    */
   park(endpointId: string, id: DeliveryId, trace: Context, tenant?: Tenant): boolean {
-    const queue = this.#queues.get(endpointId) ?? new Set<DeliveryId>();
+    const queue = this.#queues.get(endpointId) ?? new Map<DeliveryId, { trace: Context; tenant: Tenant | undefined }>();
     if (queue.has(id)) return true;
     if (queue.size >= this.perEndpoint) {
       this.#overflowed.add(endpointId);
       return false;
     }
-    queue.add(id);
+    queue.set(id, { trace, tenant });
     this.#queues.set(endpointId, queue);
-    this.#traces.set(id, trace);
-    if (tenant !== undefined) this.#tenants.set(id, tenant);
     this.#size++;
     return true;
   }
@@ -75,18 +74,14 @@ export class ParkedWakeups {
    */
   next(endpointId: string): { id: DeliveryId | undefined; trace: Context; tenant?: Tenant; refill: boolean } {
     const queue = this.#queues.get(endpointId);
-    const id = queue?.values().next().value;
+    const [id, parked] = queue?.entries().next().value ?? [undefined, undefined];
     if (queue !== undefined && id !== undefined) {
       queue.delete(id);
       this.#size--;
       if (queue.size === 0) this.#queues.delete(endpointId);
     }
-    const trace = (id !== undefined && this.#traces.get(id)) || ROOT_CONTEXT;
-    const tenant = id === undefined ? undefined : this.#tenants.get(id);
-    if (id !== undefined) {
-      this.#traces.delete(id);
-      this.#tenants.delete(id);
-    }
+    const trace = parked?.trace ?? ROOT_CONTEXT;
+    const tenant = parked?.tenant;
     const left = this.#queues.get(endpointId)?.size ?? 0;
     const refill = left <= this.perEndpoint / 2 && this.#overflowed.delete(endpointId);
     return tenant === undefined ? { id, trace, refill } : { id, trace, tenant, refill };

@@ -35,9 +35,9 @@ export async function streakAfterNewestSuccess(
   failingSince: number,
 ): Promise<{ since: number | null } | null> {
   const q = P.attemptsInStreak(t, endpointId, failingSince);
+  const options = { ...q.options, session, projection: { at: 1, responseStatus: 1, error: 1 } };
   const read: AttemptSeen[] = [];
   for (const month of await conn.months()) {
-    const options = { ...q.options, session, projection: { at: 1, responseStatus: 1, error: 1 } };
     read.push(...(await conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray()));
   }
   // Newest first across the months, as attempts_endpoint orders each.

@@ -26,7 +26,7 @@ export function shapeOf(value: unknown, inExpr = false): unknown {
   // A value that is a list ($in's ids, an array equality): its length is data; an expression's operands are not.
   if (Array.isArray(value)) return inExpr ? value.map((v) => shapeOf(v, true)) : '[?]';
   // The driver hands a sort over as a Map (formatSort): its keys and directions, in order.
-  if (value instanceof Map) return [...value.entries()].map(([k, v]) => [String(k), v]);
+  if (value instanceof Map) return ordered(value);
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(
     entries.map(([key, inner]) => {
