@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { BenchSettings } from '../settings.ts';
 import { figuresOf, mediansOf, type Figure, type Medians } from './figures.ts';
 import { variantMedians } from './medians.ts';
+import { disturbedRuns, type DisturbedRun, labelledRuns } from './quiet-machine.ts';
 import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
 
 /** The machine a report was made on. */
@@ -52,6 +53,8 @@ export interface BenchReport {
   scenarios: Partial<Record<ScenarioName, ScenarioResult & { median: Medians }>>;
   figures: Figure[];
   checks: Check[];
+  /** The runs other work on the machine disturbed (quiet-machine.ts); empty: a quiet machine. Absent in reports before 2026-12-08. */
+  disturbed?: DisturbedRun[];
 }
 
 export function machineInfo(loadAtStart: number, nodeArgs = ''): MachineInfo {
@@ -68,7 +71,9 @@ export function machineInfo(loadAtStart: number, nodeArgs = ''): MachineInfo {
 }
 
 /** Assembles the report: medians, figures and the count checks. */
-export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks'> & { results: ScenarioResult[] }): BenchReport {
+export function buildReport(
+  args: Omit<BenchReport, 'version' | 'scenarios' | 'figures' | 'checks' | 'disturbed'> & { results: ScenarioResult[] },
+): BenchReport {
   const { results, ...rest } = args;
   const scenarios: BenchReport['scenarios'] = {};
   for (const result of results) {
@@ -77,19 +82,13 @@ export function buildReport(args: Omit<BenchReport, 'version' | 'scenarios' | 'f
     scenarios[result.name] = { ...result, median };
   }
   const medians = Object.fromEntries(Object.entries(scenarios).map(([name, s]) => [name, s.median]));
-  return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf) };
+  return { version: 1, ...rest, scenarios, figures: figuresOf(medians), checks: results.flatMap(checksOf), disturbed: disturbedRuns(results) };
 }
 
 /** Every run's counts must add up: all accepted, deliveries as announced, all delivered, no bad signature. */
 export function checksOf(result: ScenarioResult): Check[] {
   // Numbered on from the measured runs: the paced run, the warming run, then an A/B's B runs and B's warming.
-  const labelled: (readonly [RunRecord, string])[] = [
-    ...result.runs.map((r, i) => [r, `run ${i + 1}`] as const),
-    ...(result.paced ? [[result.paced, 'paced'] as const] : []),
-    ...(result.warming ? [[result.warming, 'warming'] as const] : []),
-    ...(result.variant?.runs.map((r, i) => [r, `B run ${i + 1}`] as const) ?? []),
-    ...(result.variant ? [[result.variant.warming, 'B warming'] as const] : []),
-  ];
+  const labelled = labelledRuns(result);
   return labelled.flatMap(([r, label], index) => {
     const run = index + 1;
     const check = (name: string, ok: boolean, detail: string): Check => ({ scenario: result.name, run, label, name, ok, detail });

@@ -1,5 +1,6 @@
 import type { Figure } from './figures.ts';
 import type { BenchReport } from './report.ts';
+import { quietLine } from './quiet-machine.ts';
 import { RUN_QUEUE_SAMPLE_MS } from './run-queue.ts';
 
 /** The column titles of the figures table, in order. */
@@ -48,6 +49,8 @@ export function renderReport(report: BenchReport): string {
   );
   const missed = report.figures.filter((f) => f.pass === false).map((f) => f.id);
   lines.push(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join(', ')}`);
+  // Reports before 2026-12-08 kept no such list.
+  if (report.disturbed !== undefined) lines.push(quietLine(report.disturbed));
   return `${lines.join('\n')}\n`;
 }
 
