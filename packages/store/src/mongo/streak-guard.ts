@@ -4,9 +4,7 @@ import type { MongoConnection } from './connection.ts';
 import { newestFirst } from './mappers.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
 import { POINT_OP_MS } from './query.ts';
-
-/** The newest attempts of an endpoint read per month before a completion disables it. */
-export const STREAK_CHECKED_ATTEMPTS = 64;
+import { STREAK_CHECKED_ATTEMPTS } from './streak-window.ts';
 
 /**
  * Before a completion disables its endpoint for a 5-day failure streak (attempt-effects.ts): whether
