@@ -28,7 +28,8 @@ import { POINT_OP_MS, scope } from './query.ts';
  * delivery (plainCompletion): every success, and every retry but an automatic stop's — is one
  * update of the delivery by `_id`, its fence in the filter, with no transaction — a streak's end
  * before it (clearStreak), a start after it (startStreak). Anything else is one transaction of point writes
- * (the delivery, the lane's hand-over, the streak, an alert event), which inserts the attempt once its delivery is found when it was not
+ * (the delivery, the lane's hand-over, the streak, an alert event) — a disabling's streak guard reads before it
+ * (guardBeforeTransaction), so it holds the delivery's write only for its writes — which inserts the attempt once its delivery is found when it was not
  * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
  * it again when its first insert was not confirmed by a majority. A process that dies between the
  * attempt and the delivery's write leaves the attempt on record and the delivery leased: it is sent
