@@ -344,17 +344,12 @@ async function endStreak(
   options: { session: ClientSession } | { writeConcern: typeof COMPLETED_BY_MAJORITY; maxTimeMS: number },
 ): Promise<void> {
   const q = P.streakEnd(t, endpointId, at);
-  // The success's time kept (only where a streak ended: no write on a success without one), so no failure made before it
-  // begins a streak after this clear (streakStart).
-  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null }, $max: { lastClearAt: at } }, { ...q.options, ...options });
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: null } }, { ...q.options, ...options });
 }
 
-/**
- * `failingSince` set to `at` where no streak is set and no clear came from a success at or after `at` (streakStart), in a
- * transaction. @returns whether this set it.
- */
+/** `failingSince` set to `at` where no streak is set (streakStart), in a transaction. @returns whether this set it. */
 async function beginStreak(conn: MongoConnection, session: ClientSession, t: Tenant, endpointId: EndpointId, at: number): Promise<boolean> {
-  const q = P.streakStart(t, endpointId, at);
+  const q = P.streakStart(t, endpointId);
   return (await conn.endpoints.updateOne(q.filter, { $set: { failingSince: at } }, { ...q.options, session })).modifiedCount === 1;
 }
 
@@ -523,10 +518,7 @@ async function unlessSucceededSince(
   if (found === null) return effects;
   // A compare-and-set on the streak the guard read for: the snapshot's, so a write since makes this transaction conflict.
   const q = P.streakRestart(t, endpointId, failingSince);
-  // Kept as a clear's (endStreak): a racing failure made before the success found, its transaction run again on the
-  // streak ended here, begins none (streakStart). The success's time where an attempt showed it, its bucket's start else.
-  const restart = { $set: { failingSince: found.since }, $max: { lastClearAt: found.successFrom } };
-  await conn.endpoints.updateOne(q.filter, restart, { ...q.options, session });
+  await conn.endpoints.updateOne(q.filter, { $set: { failingSince: found.since } }, { ...q.options, session });
   // No failure of the endpoint's read after its newest success (this one began before it, or was not read): the streak
   // ended, and this attempt begins none — decided as for a streak begun now (no disabling, no alert); the next failure does.
   return attemptEffects(outcome, resend, { ...endpoint, failingSince: found.since ?? outcome.attempt.at });
@@ -545,9 +537,8 @@ async function carryOut(
   effects: AttemptEffects,
   reason: string | null,
 ): Promise<void> {
-  // Two racing first failures both write the start; the second conflicts, runs again and keeps the streak. One made
-  // before a success that cleared a streak begins none, and queues no `failing` event below.
-  const begun = effects.streak === 'start' && (await beginStreak(conn, session, t, endpointId, attempt.at));
+  // Two racing first failures both write the start; the second conflicts, runs again and keeps the streak.
+  if (effects.streak === 'start') await beginStreak(conn, session, t, endpointId, attempt.at);
   // As a plain success's (clearStreak): a streak begun after this attempt is not its to end.
   if (effects.streak === 'clear') await endStreak(conn, t, endpointId, attempt.at, { session });
   if (effects.disable) {
@@ -560,7 +551,7 @@ async function carryOut(
     await recordWalk(conn, session, t, endpointId, 'fail');
   }
   // The outbox of notices: what this attempt did that an organization may be told of.
-  for (const kind of effects.alerts) if (kind !== 'failing' || begun) await addAlertEvent(conn, session, t, kind, endpointId, attempt);
+  for (const kind of effects.alerts) await addAlertEvent(conn, session, t, kind, endpointId, attempt);
 }
 
 /**

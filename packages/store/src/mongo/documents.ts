@@ -69,11 +69,6 @@ export interface EndpointDoc extends TenantFields {
   status: EndpointStatus;
   disabledReason: string | null;
   failingSince: number | null;
-  /**
-   * The newest success that ended a failure streak (a clear's, or the streak guard's lower bound on it); absent until one
-   * did. A failure made at or before it begins no streak (streakStart): its completion may commit after the clear.
-   */
-  lastClearAt?: number;
   createdAt: number;
   retry: RetryPolicy;
   compatSignature: CompatSignature | null;

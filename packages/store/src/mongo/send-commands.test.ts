@@ -713,8 +713,7 @@ describe('a completion’s commands (MongoDB)', () => {
     expect(sent.find((c) => c.name === 'endpoints.updateOne')).toEqual({
       name: 'endpoints.updateOne',
       filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: { $lte: NOW } },
-      // The success's time kept where it ended a streak: a failure made before it begins none after this clear.
-      update: { $set: { failingSince: null }, $max: { lastClearAt: NOW } },
+      update: { $set: { failingSince: null } },
     });
     // With a time limit (POINT_OP_MS and the majority's 10 s, which maxTimeMS counts): the endpoint's successes that
     // come meanwhile wait on it.
@@ -856,8 +855,7 @@ describe('a completion’s commands (MongoDB)', () => {
       'deliveries.updateOne',
     ]);
     expect(sent.find((c) => c.name === 'endpoints.updateOne (txn)')).toMatchObject({
-      // Not where a success at or after this failure cleared a streak (lastClearAt): its completion may come after it.
-      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: null, lastClearAt: { $not: { $gte: NOW } } },
+      filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: null },
       update: { $set: { failingSince: NOW } },
     });
   });
@@ -866,16 +864,6 @@ describe('a completion’s commands (MongoDB)', () => {
     const { log, complete } = completionStandIn({ endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakSetMatches: false });
     expect(await complete(RETRY)).toMatchObject({ applied: true });
     expect(log.filter((c) => c.includes('(txn)') || c === 'commit')).toEqual(['endpoints.updateOne (txn)', 'commit']);
-  });
-
-  it('a failure in its transaction that finds a clear at or after it (lastClearAt) begins no streak and queues no failing event', async () => {
-    const scene = { endpoint: { status: 'active', failingSince: null }, before: OPEN_PENDING, streakSetMatches: false };
-    const { log, sent, complete } = completionStandIn(scene);
-    // Its delivery failed for good (an exhausted alert): a completion of the transaction's.
-    expect(await complete({ status: 'failed', nextAttemptAt: null, endpoint: { succeeded: false } })).toMatchObject({ applied: true });
-    expect(sent.find((c) => c.name === 'endpoints.updateOne (txn)')?.filter).toMatchObject({ failingSince: null, lastClearAt: { $not: { $gte: NOW } } });
-    expect(sent.filter((c) => c.name === 'alertEvents.insertOne (txn)').map((c) => (c.filter as { kind: string }).kind)).toEqual(['exhausted']);
-    expect(log).toContain('commit');
   });
 
   it('a failure whose claim ran out begins no streak: dated before the success that beat it, nothing would end it', async () => {
@@ -962,7 +950,7 @@ describe('a completion’s commands (MongoDB)', () => {
         {
           name: 'endpoints.updateOne (txn)',
           filter: { orgId: 'org_1', env: 'live', _id: 'ep_1', failingSince: NOW - 6 * DAY },
-          update: { $set: { failingSince: NOW - 20_000 }, $max: { lastClearAt: NOW - 30_000 } },
+          update: { $set: { failingSince: NOW - 20_000 } },
         },
       ]);
       expect(log).not.toContain('alertEvents.insertOne (txn)');
@@ -978,8 +966,10 @@ describe('a completion’s commands (MongoDB)', () => {
       const { log, sent, complete } = completionStandIn({ ...scene, monthsKept: 2, transactionRuns: 2 });
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
       expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(['attempts.find', 'attempts.find']);
-      const restart = { $set: { failingSince: NOW }, $max: { lastClearAt: NOW - 30_000 } };
-      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([restart, restart]);
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
+        { $set: { failingSince: NOW } },
+        { $set: { failingSince: NOW } },
+      ]);
     });
 
     it('a streak moved between the read and the transaction’s snapshot: read again in the transaction, for the streak it shows', async () => {
@@ -1036,10 +1026,7 @@ describe('a completion’s commands (MongoDB)', () => {
       });
       expect(log.indexOf('endpointRollups.findOne')).toBeLessThan(log.indexOf('deliveries.findOneAndUpdate (txn)'));
       // Its success came before the oldest attempt read: the streak begun again there.
-      // Its success's exact time unknown: the bucket's start kept as the clear's.
-      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
-        { $set: { failingSince: NOW - 63_000 }, $max: { lastClearAt: fiveMinutesBefore } },
-      ]);
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: NOW - 63_000 } }]);
     });
 
     it('64 failures, no success in them nor in the rollups: disabled', async () => {
@@ -1064,9 +1051,7 @@ describe('a completion’s commands (MongoDB)', () => {
       const { log, sent, complete } = completionStandIn(scene);
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
       // A relay's fault after it is ours, a cancel sent nothing: no failure of the endpoint's came after the success.
-      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
-        { $set: { failingSince: null }, $max: { lastClearAt: NOW + 2_000 } },
-      ]);
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: null } }]);
       expect(log).not.toContain('alertEvents.insertOne (txn)');
     });
 
@@ -1092,7 +1077,7 @@ describe('a completion’s commands (MongoDB)', () => {
       const { sent, complete } = completionStandIn(scene);
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
       expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
-        { $set: { failingSince: NOW - 6 * DAY }, $max: { lastClearAt: NOW - 7 * DAY } },
+        { $set: { failingSince: NOW - 6 * DAY } },
         { $set: { status: 'disabled', disabledReason: 'failing_5_days' } },
       ]);
     });

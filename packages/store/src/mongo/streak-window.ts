@@ -34,8 +34,6 @@ export interface SucceededBucket {
 /** Where the streak begins again; null: it ends (no failure of the endpoint's known after the success). */
 export interface StreakRestart {
   since: number | null;
-  /** No later than the success found: its attempt's time, or the start of the bucket that counted it. */
-  successFrom: number;
 }
 
 /**
@@ -83,13 +81,12 @@ export function rollupRangesToRead(newest: readonly AttemptSeen[], failingSince:
  */
 export function streakRestart(newest: readonly AttemptSeen[], failingSince: number, now: number, succeeded: readonly SucceededBucket[]): StreakRestart | null {
   const success = newest.findIndex(isSuccess);
-  if (success !== -1) return { since: oldestFailure(newest.slice(0, success)), successFrom: newest[success]!.at };
+  if (success !== -1) return { since: oldestFailure(newest.slice(0, success)) };
   const read = rollupRangesToRead(newest, failingSince, now);
   const inRange = succeeded.filter((b) => read.some((r) => r.grainMs === b.grainMs && b.at >= r.from && b.at <= r.through));
   if (inRange.length === 0) return null;
-  const newestBucket = inRange.reduce((a, b) => (b.at + b.grainMs > a.at + a.grainMs ? b : a));
-  const successBefore = newestBucket.at + newestBucket.grainMs;
-  return { since: oldestFailure(newest.filter((a) => a.at >= successBefore)), successFrom: newestBucket.at };
+  const successBefore = Math.max(...inRange.map((b) => b.at + b.grainMs));
+  return { since: oldestFailure(newest.filter((a) => a.at >= successBefore)) };
 }
 
 /** The oldest failure of the endpoint's among `attempts` (newest first); null when none. */

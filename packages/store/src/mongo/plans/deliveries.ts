@@ -209,25 +209,15 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     }),
     example: ['ep_1', 1, 2],
   }),
-  /**
-   * An endpoint whose failure streak begins now at a failure made at `at` (its failingSince still null), unless a success at
-   * or after `at` cleared a streak (lastClearAt, absent until one did): a failure older than that success begins none.
-   */
+  /** An endpoint whose failure streak begins now (its failingSince still null). */
   streakStart: planSpec({
     collection: COLLECTIONS.endpoints,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: {
-      orgId: TENANT,
-      env: TENANT,
-      failingSince: 'no streak yet: two first failures race, one writes',
-      lastClearAt: 'the one document _id found: no streak cleared by a success at or after the failure',
-    },
-    build: (t: { orgId: string; env: string }, id: string, at: number) => ({
-      filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null, lastClearAt: { $not: { $gte: at } } },
-    }),
-    example: [T, 'ep_1', 1],
+    residual: { orgId: TENANT, env: TENANT, failingSince: 'no streak yet: two first failures race, one writes' },
+    build: (t: { orgId: string; env: string }, id: string) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: null } }),
+    example: [T, 'ep_1'],
   }),
   /**
    * An endpoint whose failure streak ends now (a success's: before a plain completion's delivery, or in a completion's
