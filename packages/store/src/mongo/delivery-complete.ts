@@ -83,7 +83,12 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const alone = plain && !clearAgain ? await completeAlone(conn, claim, outcome, endpoint) : null;
   // Read once, outside the transaction and any rerun of it: unlessSucceededSince uses it where its snapshot shows the same streak.
   const guard = alone === null ? await guardBeforeTransaction(conn, claim, outcome, endpoint) : null;
-  const completed = alone ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain, guard)));
+  // Its first run only: a rerun may come long after (a failover's), when a success written since — its clear lost in that
+  // failover — is in the rerun's snapshot and not in the read; the rerun reads again in its snapshot.
+  let runs = 0;
+  const completed =
+    alone ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain, runs++ === 0 ? guard : null)));
   const { due, settle, unconfirmed, ...result } = completed;
   const tell = (err: unknown) => process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
   // Written: what follows is bookkeeping that must not turn a completed attempt into an

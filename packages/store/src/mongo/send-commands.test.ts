@@ -957,15 +957,19 @@ describe('a completion’s commands (MongoDB)', () => {
       expect(log).toContain('commit');
     });
 
-    it('read once for a transaction run twice (a transient error): the rerun uses it where its snapshot shows the same streak', async () => {
+    it('read before the first run only: a transaction run again (a transient error, a failover) reads in its own snapshot', async () => {
       const scene = {
         endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
         before: OPEN_PENDING,
         attemptsInStreak: [failed(NOW), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
       };
-      const { log, sent, complete } = completionStandIn({ ...scene, monthsKept: 2, transactionRuns: 2 });
+      const { log, sent, options, complete } = completionStandIn({ ...scene, monthsKept: 2, transactionRuns: 2 });
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
-      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(['attempts.find', 'attempts.find']);
+      // The first run uses the read made before it; the rerun, which may come long after, reads the months again in its snapshot.
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(['attempts.find', 'attempts.find', 'attempts.find (txn)', 'attempts.find (txn)']);
+      // What a majority has, before the transaction: a subset of the snapshot it then reads in.
+      expect(options.get('attempts.find')).toMatchObject({ readConcern: { level: 'majority' } });
+      expect(options.get('attempts.find (txn)')).not.toHaveProperty('readConcern');
       expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
         { $set: { failingSince: NOW } },
         { $set: { failingSince: NOW } },

@@ -3,6 +3,7 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { flushRollups } from './endpoint-stats-repo.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { POINT_OP_MS } from './query.ts';
 import {
@@ -32,13 +33,14 @@ import {
  * two that counted a success, five-minute where kept, hourly before). A success found moves the streak's start to the
  * oldest failure of the endpoint's read after it (streak-window.ts says why never earlier than the truth), or ends it
  * when none is, which the transaction writes instead of the disabling (streakRestart). Unseen still: a success in the
- * bucket that holds the streak's start (an hour, past a day; it may be the success before the streak) or in rollups
- * not yet flushed (ROLLUP_FLUSH_MS) and older than the attempts read. Only a disabling pays for it: once an endpoint a
- * 5-day streak.
+ * bucket that holds the streak's start (an hour, past a day; it may be the success before the streak) or counted by
+ * another process and not yet in the rollups (ROLLUP_FLUSH_MS; lost with a process that died), older than the attempts
+ * read. Only a disabling pays for it: once an endpoint a 5-day streak.
  *
- * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then both grains
- * at once, on the primary. With one, in the transaction, one read after another (a transaction's operations are
- * sequential). Each read is limited to POINT_OP_MS: one over it fails the completion (its delivery sent again).
+ * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then this
+ * process's rollups flushed and both grains read at once, on the primary, with a majority's read concern. With one, in
+ * the transaction, one read after another (a transaction's operations are sequential). Each read is limited to
+ * POINT_OP_MS: one over it fails the completion (its delivery sent again).
  *
  * @returns null when no success is seen since `failingSince`; else where the streak begins again (`since`), null there
  *   when no failure of the endpoint's was read after the success.
@@ -52,12 +54,17 @@ export async function streakAfterNewestSuccess(
   now: number,
   session?: ClientSession,
 ): Promise<StreakRestart | null> {
-  const inSession = session === undefined ? {} : { session };
+  // Outside the transaction, what a majority has: a subset of the snapshot the transaction then reads in, so a success
+  // seen here is not one a failover rolls back. In it, the transaction's snapshot.
+  const inSession = session === undefined ? { readConcern: { level: 'majority' as const } } : { session };
   const q = P.attemptsInStreak(t, endpointId, failingSince);
   const options = { ...q.options, ...inSession, projection: { at: 1, responseStatus: 1, error: 1 }, maxTimeMS: POINT_OP_MS };
   const readMonth = (month: Month) => conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray();
   const newest = newestOfStreak(await inTurnOrAtOnce(await conn.months(), readMonth, session), failingSince);
   const ranges = rollupRangesToRead(newest, failingSince, now);
+  // This process's own counts of the last seconds first (the stats reads do the same): outside a transaction only, whose
+  // writes they are not. Rare: a disabling whose newest attempts show no success.
+  if (ranges.length > 0 && session === undefined) await flushRollups(conn);
   const readRange = async (r: RollupRange): Promise<SucceededBucket[]> => {
     const b = EP.newestSucceededRollup(t, endpointId, r.grainMs, r.from, r.through);
     const found = await conn.endpointRollups.findOne(b.filter, { ...b.options, ...inSession, projection: { _id: 0, at: 1 }, maxTimeMS: POINT_OP_MS });

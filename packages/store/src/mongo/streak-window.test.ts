@@ -100,4 +100,22 @@ describe('the streak guard’s decision (streak-window.ts)', () => {
     expect(decide([...failures(62), cancelled, relay], [fiveMinute(NOW - HOUR)])).toEqual({ since: NOW - 61_000 });
     expect(decide([failed(NOW), cancelled, relay, succeeded(NOW - 64_000)])).toEqual({ since: NOW });
   });
+
+  it('a streak older than the hourly rollups are kept (8 days): read from the first hour still kept, never more than 193 hours', () => {
+    const since = NOW - 30 * DAY + 30 * MINUTE;
+    const [hours] = rollupRangesToRead(newestOfStreak([failures(64)], since), since, NOW);
+    const kept = NOW - 8 * DAY + HOUR; // the hour after the oldest an 8-day retention may have pruned
+    expect(hours).toEqual({ grainMs: HOUR, from: kept, through: NOW - DAY });
+    expect((hours!.through - hours!.from) / HOUR + 1).toBeLessThanOrEqual(193);
+    // A success in the hour before it is not read, whatever the pruning job left; one in that hour is.
+    expect(decide(failures(64), [hourly(kept - HOUR)], since)).toBeNull();
+    expect(decide(failures(64), [hourly(kept)], since)).toEqual({ since: NOW - 63_000 });
+  });
+
+  it('attempts dated ahead of now (a dispatcher whose clock is ahead): the five-minute range ends at now, not past it', () => {
+    const ahead = failures(64, NOW + 2 * HOUR);
+    const ranges = rollupRangesToRead(newestOfStreak([ahead], FAILING_SINCE), FAILING_SINCE, NOW);
+    expect(ranges.at(-1)).toMatchObject({ grainMs: FIVE_MINUTES, through: NOW });
+    expect(ranges.at(-1)!.through - ranges.at(-1)!.from).toBeLessThanOrEqual(288 * FIVE_MINUTES);
+  });
 });

@@ -58,14 +58,23 @@ export function newestOfStreak(reads: readonly (readonly AttemptSeen[])[], faili
 export function rollupRangesToRead(newest: readonly AttemptSeen[], failingSince: number, now: number): RollupRange[] {
   const oldest = newest.at(-1);
   if (newest.length < STREAK_CHECKED_ATTEMPTS || oldest === undefined || newest.some(isSuccess)) return [];
-  // An hour's start from which every five-minute bucket is still kept at `now` (expired ones may still be there: unread).
+  // An hour's start from which every five-minute bucket is still kept at `now` (expired ones may still be there: unread),
+  // and one from which every hourly bucket is: neither grain's range is wider than what its retention keeps (289 and 193
+  // buckets), however old the streak or late the job that prunes them. Nor later than `now` (an attempt dated ahead of it,
+  // by a dispatcher's clock).
   const fineFrom = rollupStart(now - ROLLUP_RETENTION_MS[FIVE_MINUTES_MS], HOUR_MS) + HOUR_MS;
+  const hourlyFrom = rollupStart(now - ROLLUP_RETENTION_MS[HOUR_MS], HOUR_MS) + HOUR_MS;
+  const upTo = Math.min(oldest.at, now);
   const ranges: RollupRange[] = [
-    { grainMs: HOUR_MS, from: firstBucketAfter(failingSince, HOUR_MS), through: Math.min(rollupStart(oldest.at, HOUR_MS), fineFrom - HOUR_MS) },
+    {
+      grainMs: HOUR_MS,
+      from: Math.max(firstBucketAfter(failingSince, HOUR_MS), hourlyFrom),
+      through: Math.min(rollupStart(upTo, HOUR_MS), fineFrom - HOUR_MS),
+    },
     {
       grainMs: FIVE_MINUTES_MS,
       from: Math.max(firstBucketAfter(failingSince, FIVE_MINUTES_MS), fineFrom),
-      through: rollupStart(oldest.at, FIVE_MINUTES_MS),
+      through: rollupStart(upTo, FIVE_MINUTES_MS),
     },
   ];
   return ranges.filter((r) => r.from <= r.through);

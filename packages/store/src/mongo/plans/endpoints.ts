@@ -423,7 +423,8 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     index: 'endpoint_rollups_endpoint',
     examines:
       "≤ (through − from) / grain + 1: the endpoint's range of the grain from its newest, stopped at the first with a success " +
-      '(five-minute from where kept: ≤ 289 in a day; hourly: ≤ 193 kept, ROLLUP_RETENTION_MS / grain + 1)',
+      '(each grain read only where its retention keeps it, ROLLUP_RETENTION_MS / grain + 1, however late the job that prunes ' +
+      'them: five-minute ≤ 289, hourly ≤ 193 — streak-window.ts)',
     maxExamined: () => 289,
     residual: {
       succeeded: 'each bucket of the range, walked newest first until one counted a success (absent: none counted)',
