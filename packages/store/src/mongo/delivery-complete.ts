@@ -17,6 +17,7 @@ import { recordWalk, REQUEST_WALK_BATCH, walkBatch } from './endpoint-walk.ts';
 import { handOver } from './ordered-lanes.ts';
 import { StreakClears } from './streak-clears.ts';
 import { streakAfterNewestSuccess } from './streak-guard.ts';
+import type { StreakRestart } from './streak-window.ts';
 import { POINT_OP_MS, scope } from './query.ts';
 
 /**
@@ -27,7 +28,8 @@ import { POINT_OP_MS, scope } from './query.ts';
  * delivery (plainCompletion): every success, and every retry but an automatic stop's — is one
  * update of the delivery by `_id`, its fence in the filter, with no transaction — a streak's end
  * before it (clearStreak), a start after it (startStreak). Anything else is one transaction of point writes
- * (the delivery, the lane's hand-over, the streak, an alert event), which inserts the attempt once its delivery is found when it was not
+ * (the delivery, the lane's hand-over, the streak, an alert event) — a disabling's streak guard reads before it
+ * (guardBeforeTransaction), so it holds the delivery's write only for its writes — which inserts the attempt once its delivery is found when it was not
  * inserted first (an earlier month's delivery: retention may have dropped its month), or writes
  * it again when its first insert was not confirmed by a majority. A process that dies between the
  * attempt and the delivery's write leaves the attempt on record and the delivery leased: it is sent
@@ -79,7 +81,14 @@ export async function completeDelivery(conn: MongoConnection, claim: ClaimRef, o
   const streak = plain ? attemptEffects(outcome, false, endpoint).streak : 'keep';
   const clearAgain = streak === 'clear' && (await clearStreak(conn, t, endpointId, attempt)) === 'unconfirmed';
   const alone = plain && !clearAgain ? await completeAlone(conn, claim, outcome, endpoint) : null;
-  const completed = alone ?? (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain)));
+  // Read once, outside the transaction and any rerun of it: unlessSucceededSince uses it where its snapshot shows the same streak.
+  const guard = alone === null ? await guardBeforeTransaction(conn, claim, outcome, endpoint) : null;
+  // Its first run only: a rerun may come long after (a failover's), when a success written since — its clear lost in that
+  // failover — is in the rerun's snapshot and not in the read; the rerun reads again in its snapshot.
+  let runs = 0;
+  const completed =
+    alone ??
+    (await conn.transaction((session) => completeInTransaction(conn, session, claim, outcome, attempt, recorded, clearAgain, runs++ === 0 ? guard : null)));
   const { due, settle, unconfirmed, ...result } = completed;
   const tell = (err: unknown) => process.emitWarning(`wirehook: after completing delivery ${deliveryId}: ${err instanceof Error ? err.message : String(err)}`);
   // Written: what follows is bookkeeping that must not turn a completed attempt into an
@@ -395,6 +404,8 @@ async function completeInTransaction(
   recorded: AttemptWritten,
   /** A plain success's streak clear a majority did not confirm: cleared again here, under the commit. */
   clearAgain = false,
+  /** The streak guard's read before the transaction, if one was made (guardBeforeTransaction). */
+  guard: GuardRead | null = null,
 ): Promise<Written> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
@@ -431,7 +442,7 @@ async function completeInTransaction(
     return { applied: false, endpointDisabled: false, due: [], settle: null };
   }
   await writeAttempt(bucket, session, attempt, recorded);
-  const effects = await unlessSucceededSince(conn, session, claim, outcome, before.resend === true, endpoint);
+  const effects = await unlessSucceededSince(conn, session, claim, outcome, before.resend === true, endpoint, guard);
   // Disabled by this attempt: it fails with its endpoint's other open deliveries (attempt-effects.ts).
   const written = before.resend === true ? 'retrying' : outcome.status;
   if (effects.status !== written) {
@@ -457,11 +468,42 @@ async function writeAttempt(bucket: MonthBucket, session: ClientSession, attempt
   }
 }
 
+/** The streak guard's answer (streak-guard.ts), and the streak it was read for. */
+interface GuardRead {
+  failingSince: number;
+  restart: StreakRestart | null;
+}
+
+/**
+ * The streak guard's read before a disabling's transaction, which would otherwise hold the delivery's write during it:
+ * only when the endpoint read before (endpointAtCompletion) says this completion disables it — never on a plain one,
+ * nor where no endpoint was read (an ordered delivery's, an earlier month's: the transaction reads then, as before).
+ * @returns null when not read; the guard's answer else.
+ * @throws the read's error but a failover's (the transaction, which retries through one, reads in its snapshot): an
+ *   overload's fails the completion before a transaction that would load the same primary again.
+ */
+async function guardBeforeTransaction(
+  conn: MongoConnection,
+  claim: ClaimRef,
+  outcome: AttemptOutcome,
+  endpoint: EndpointAtCompletion | null,
+): Promise<GuardRead | null> {
+  if (endpoint === null || endpoint.failingSince === null || !attemptEffects(outcome, false, endpoint).disable) return null;
+  const { failingSince } = endpoint;
+  try {
+    return { failingSince, restart: await streakAfterNewestSuccess(conn, claim.tenant, claim.endpointId, failingSince, outcome.attempt.at) };
+  } catch (err) {
+    if (unavailableKind(err) === 'failover') return null;
+    throw err;
+  }
+}
+
 /**
  * attemptEffects in the completion's transaction, with a disabling checked first against the
- * endpoint's newest attempts (streak-guard.ts): one that succeeded since its streak began keeps
+ * endpoint's newest attempts and rollups (streak-guard.ts): one that succeeded since its streak began keeps
  * the endpoint, the streak begun again after that success — written here, where it is still the
- * streak read.
+ * streak read. The guard's read before the transaction stands only for the streak this snapshot shows (a rerun's
+ * included); for another (moved meanwhile: a race, often what made the transaction run again) it is read again here.
  */
 async function unlessSucceededSince(
   conn: MongoConnection,
@@ -470,16 +512,20 @@ async function unlessSucceededSince(
   outcome: AttemptOutcome,
   resend: boolean,
   endpoint: EndpointAtCompletion | null,
+  guard: GuardRead | null,
 ): Promise<AttemptEffects> {
   const effects = attemptEffects(outcome, resend, endpoint);
   if (!effects.disable || endpoint === null || endpoint.failingSince === null) return effects;
   const { tenant: t, endpointId } = claim;
-  const found = await streakAfterNewestSuccess(conn, session, t, endpointId, endpoint.failingSince);
+  const { failingSince } = endpoint;
+  const found =
+    guard?.failingSince === failingSince ? guard.restart : await streakAfterNewestSuccess(conn, t, endpointId, failingSince, outcome.attempt.at, session);
   if (found === null) return effects;
-  const q = P.streakRestart(t, endpointId, endpoint.failingSince);
+  // A compare-and-set on the streak the guard read for: the snapshot's, so a write since makes this transaction conflict.
+  const q = P.streakRestart(t, endpointId, failingSince);
   await conn.endpoints.updateOne(q.filter, { $set: { failingSince: found.since } }, { ...q.options, session });
-  // No failure of the endpoint's after its newest success (this one began before it): the streak ended, and this
-  // attempt, older than that success, begins none — decided as for a streak begun now (no disabling, no alert).
+  // No failure of the endpoint's read after its newest success (this one began before it, or was not read): the streak
+  // ended, and this attempt begins none — decided as for a streak begun now (no disabling, no alert); the next failure does.
   return attemptEffects(outcome, resend, { ...endpoint, failingSince: found.since ?? outcome.attempt.at });
 }
 

@@ -324,6 +324,12 @@ interface CompletionScene {
   attemptsInStreak?: { _id: string; at: number; responseStatus: number | null; error: string | null }[];
   /** Months kept (conn.months()), one when not said. */
   monthsKept?: number;
+  /** The endpoint as the transaction's snapshot shows it, when not as read before it (`endpoint`). */
+  endpointInTransaction?: Record<string, unknown> | null;
+  /** The bucket start of the newest rollup that counted a success, by grain (none when not said). */
+  succeededRollup?: Partial<Record<number, number>>;
+  /** How many times the transaction runs its function (a rerun after a transient error): once when not said. */
+  transactionRuns?: number;
 }
 
 function completionStandIn(o: CompletionScene) {
@@ -371,8 +377,21 @@ function completionStandIn(o: CompletionScene) {
     };
   /** The rollups' increments flushed (endpoint_rollups' bulk writes' `$inc`s). */
   const rolledUp: unknown[] = [];
+  if (o.transactionRuns !== undefined) {
+    Object.assign(conn, {
+      transaction: async <T>(fn: (session: unknown) => Promise<T>) => {
+        for (let run = 1; run < o.transactionRuns!; run++) await fn({});
+        const result = await fn({});
+        log.push('commit');
+        return result;
+      },
+    });
+  }
   Object.assign(conn.endpoints, {
-    findOne: named('endpoints.findOne', () => o.endpoint),
+    findOne: async (filter: Record<string, unknown>, ...rest: { session?: unknown }[]) => {
+      const inTransaction = rest.some((r) => r?.session !== undefined) && o.endpointInTransaction !== undefined;
+      return named('endpoints.findOne', () => (inTransaction ? o.endpointInTransaction : o.endpoint))(filter, ...rest);
+    },
     updateOne: named('endpoints.updateOne', () =>
       o.streakSetMatches === false ? { matchedCount: 0, modifiedCount: 0 } : { matchedCount: 1, modifiedCount: 1 },
     ),
@@ -420,6 +439,11 @@ function completionStandIn(o: CompletionScene) {
       updateOne: named('alertEvents.updateOne', () => ({ matchedCount: 0, upsertedCount: 1 })),
     },
     endpointRollups: {
+      findOne: named('endpointRollups.findOne', (f) => {
+        const at = o.succeededRollup?.[f['grainMs'] as number];
+        const range = f['at'] as { $gte: number; $lte: number };
+        return at !== undefined && at >= range.$gte && at <= range.$lte ? { at } : null;
+      }),
       bulkWrite: async (ops: { updateOne: { update: { $inc: unknown } } }[]) => (rolledUp.push(...ops.map((op) => op.updateOne.update.$inc)), {}),
     },
   });
@@ -896,7 +920,7 @@ describe('a completion’s commands (MongoDB)', () => {
     const failed = (at: number) => ({ _id: `att_${at}`, at, responseStatus: 500, error: null });
     const succeeded = (at: number) => ({ _id: `att_${at}`, at, responseStatus: 204, error: null });
 
-    it('a success since the streak began (its clear lost): not disabled, the streak begun again after it, in the transaction', async () => {
+    it('a success since the streak began (its clear lost): read before the transaction, every month at once; the streak begun again in it', async () => {
       const scene = {
         endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
         before: OPEN_PENDING,
@@ -904,21 +928,22 @@ describe('a completion’s commands (MongoDB)', () => {
       };
       const { log, sent, options, limits, reading, complete } = completionStandIn({ ...scene, monthsKept: 3 });
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
-      // Read in the transaction's snapshot: the endpoint's attempts since its streak's start (later ones too), newest
-      // first, in each month kept, one month after another.
-      expect(sent.find((c) => c.name === 'attempts.find (txn)')?.filter).toEqual({
-        orgId: 'org_1',
-        env: 'live',
-        endpointId: 'ep_1',
-        at: { $gt: NOW - 6 * DAY },
-      });
-      expect(reading.most).toBe(1);
-      expect(options.get('attempts.find (txn)')).toMatchObject({
+      // Before the transaction (which would hold the delivery's write meanwhile), on the primary: the endpoint's attempts
+      // since its streak's start (later ones too), newest first, in each month kept, the months at once.
+      expect(log.indexOf('attempts.find')).toBeLessThan(log.indexOf('deliveries.findOneAndUpdate (txn)'));
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(['attempts.find', 'attempts.find', 'attempts.find']);
+      expect(sent.find((c) => c.name === 'attempts.find')?.filter).toEqual({ orgId: 'org_1', env: 'live', endpointId: 'ep_1', at: { $gt: NOW - 6 * DAY } });
+      expect(reading.most).toBe(3);
+      expect(options.get('attempts.find')).toMatchObject({
         sort: { at: -1, _id: -1 },
         hint: { orgId: 1, env: 1, endpointId: 1, at: -1, _id: -1 },
         comment: 'deliveries.attemptsInStreak',
+        readPreference: { mode: 'primary' },
+        maxTimeMS: 5_000,
       });
       expect(limits).toEqual([64, 64, 64]);
+      // A success among them: no rollup read.
+      expect(log).not.toContain('endpointRollups.findOne');
       // The streak from the first attempt after the success, where it is still the one read; no disabling, no alert.
       const endpointWrites = sent.filter((c) => c.name === 'endpoints.updateOne (txn)');
       expect(endpointWrites).toEqual([
@@ -930,6 +955,93 @@ describe('a completion’s commands (MongoDB)', () => {
       ]);
       expect(log).not.toContain('alertEvents.insertOne (txn)');
       expect(log).toContain('commit');
+    });
+
+    it('read before the first run only: a transaction run again (a transient error, a failover) reads in its own snapshot', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [failed(NOW), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
+      };
+      const { log, sent, options, complete } = completionStandIn({ ...scene, monthsKept: 2, transactionRuns: 2 });
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      // The first run uses the read made before it; the rerun, which may come long after, reads the months again in its snapshot.
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(['attempts.find', 'attempts.find', 'attempts.find (txn)', 'attempts.find (txn)']);
+      // What a majority has, before the transaction: a subset of the snapshot it then reads in.
+      expect(options.get('attempts.find')).toMatchObject({ readConcern: { level: 'majority' } });
+      expect(options.get('attempts.find (txn)')).not.toHaveProperty('readConcern');
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([
+        { $set: { failingSince: NOW } },
+        { $set: { failingSince: NOW } },
+      ]);
+    });
+
+    it('a streak moved between the read and the transaction’s snapshot: read again in the transaction, for the streak it shows', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 7 * DAY },
+        endpointInTransaction: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: [failed(NOW), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
+      };
+      const { log, sent, reading, complete } = completionStandIn({ ...scene, monthsKept: 3 });
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual([...Array(3).fill('attempts.find'), ...Array(3).fill('attempts.find (txn)')]);
+      expect(sent.find((c) => c.name === 'attempts.find (txn)')?.filter).toMatchObject({ at: { $gt: NOW - 6 * DAY } });
+      expect(reading.most).toBe(3);
+      // The compare-and-set on the streak the snapshot shows (the one the second read was for).
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.filter['failingSince'])).toEqual([NOW - 6 * DAY]);
+    });
+
+    it('an ordered delivery’s disabling (no endpoint read before its transaction): read in the transaction, as before', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: { ...OPEN_PENDING, orderingKey: 'order-1' },
+        ordered: true,
+        attemptsInStreak: [failed(NOW), succeeded(NOW - 30_000), failed(NOW - 6 * DAY)],
+      };
+      const { log, reading, complete } = completionStandIn({ ...scene, monthsKept: 3 });
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      // A transaction's operations are sequential.
+      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual(Array(3).fill('attempts.find (txn)'));
+      expect(reading.most).toBe(1);
+    });
+
+    it('64 failures and no success: the rollups after the streak’s start read for one (both grains at once); one found restarts the streak', async () => {
+      // 64 failures a second apart, the newest at NOW: the oldest read is 63 s before it.
+      const failures = Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000));
+      const fiveMinutesBefore = Math.floor((NOW - 63_000) / 300_000) * 300_000 - 300_000;
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: failures,
+        succeededRollup: { 300000: fiveMinutesBefore },
+      };
+      const { log, sent, options, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      const rollupReads = sent.filter((c) => c.name === 'endpointRollups.findOne');
+      expect(rollupReads.map((c) => c.filter['grainMs'])).toEqual([3_600_000, 300_000]);
+      expect(rollupReads[1]?.filter).toMatchObject({ endpointId: 'ep_1', succeeded: { $gt: 0 }, orgId: 'org_1', env: 'live' });
+      expect(options.get('endpointRollups.findOne')).toMatchObject({
+        sort: { at: -1 },
+        hint: { endpointId: 1, grainMs: 1, at: 1 },
+        comment: 'endpoints.newestSucceededRollup',
+        readPreference: { mode: 'primary' },
+        maxTimeMS: 5_000,
+      });
+      expect(log.indexOf('endpointRollups.findOne')).toBeLessThan(log.indexOf('deliveries.findOneAndUpdate (txn)'));
+      // Its success came before the oldest attempt read: the streak begun again there.
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: NOW - 63_000 } }]);
+    });
+
+    it('64 failures, no success in them nor in the rollups: disabled', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000)),
+      };
+      const { log, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
+      expect(log.filter((c) => c === 'endpointRollups.findOne')).toHaveLength(2);
     });
 
     it('a success newer than every failure of the endpoint’s (one begun during this slow one): the streak ended, nothing disabled', async () => {
@@ -974,11 +1086,11 @@ describe('a completion’s commands (MongoDB)', () => {
       ]);
     });
 
-    it('a failure that disables nothing reads no attempts', async () => {
+    it('a failure that disables nothing reads no attempts nor rollups', async () => {
       const scene = { endpoint: { status: 'active', failingSince: NOW - DAY }, before: OPEN_PENDING, attemptsInStreak: [succeeded(NOW - 1)] };
       const { log, complete } = completionStandIn(scene);
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
-      expect(log.filter((c) => c.startsWith('attempts.find'))).toEqual([]);
+      expect(log.filter((c) => c.startsWith('attempts.find') || c.startsWith('endpointRollups.find'))).toEqual([]);
     });
   });
 

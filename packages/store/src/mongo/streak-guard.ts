@@ -1,12 +1,21 @@
-import { attemptStatsKind, type EndpointId, isCancelledAttempt, type Tenant } from '@wirehook/core';
+import type { EndpointId, Tenant } from '@wirehook/core';
 import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
-import { newestFirst } from './mappers.ts';
+import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
+import { flushRollups } from './endpoint-stats-repo.ts';
+import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { POINT_OP_MS } from './query.ts';
-
-/** The newest attempts of an endpoint read per month before a completion disables it. */
-export const STREAK_CHECKED_ATTEMPTS = 64;
+import {
+  type AttemptSeen,
+  newestOfStreak,
+  type RollupRange,
+  rollupRangesToRead,
+  STREAK_CHECKED_ATTEMPTS,
+  type StreakRestart,
+  streakRestart,
+  type SucceededBucket,
+} from './streak-window.ts';
 
 /**
  * Before a completion disables its endpoint for a 5-day failure streak (attempt-effects.ts): whether
@@ -15,43 +24,60 @@ export const STREAK_CHECKED_ATTEMPTS = 64;
  * refused while the database sheds load (its delivery is sent again only after its lease), or a
  * failure's start written behind a success that read no streak — each leaves `failingSince` older
  * than the endpoint's last success, and the next failure read it as 5 days of failing and stopped
- * an endpoint that had just worked. So the disabling transaction reads the endpoint's newest
- * attempts since the streak began (the STREAK_CHECKED_ATTEMPTS newest, read as as many of each month kept and merged,
- * attempts_endpoint; any
- * made after this one's start too: a success begun during a slow failure, or on a dispatcher
- * whose clock is ahead): a success among them moves the streak's start to the oldest attempt
- * after it that is the endpoint's failure (not the egress relay's), or ends it when none is,
- * which the transaction writes instead (streakRestart). Only a disabling pays for it: once an
- * endpoint a 5-day streak. A success older than the endpoint's 64 newest attempts goes unseen:
- * that many failures after a success whose clear was lost, before the check — told in the docs
- * (the hourly rollups' successes would see further: not read). The months are read one after
- * another (a transaction's operations are sequential), each within POINT_OP_MS: the transaction
- * holds its delivery's write meanwhile, and one read over it fails the completion (sent again).
+ * an endpoint that had just worked.
  *
- * @returns null when no success is among them; else where the streak begins again (`since`),
- *   null there when no failure of the endpoint's came after the newest success.
+ * So the disabling reads the endpoint's STREAK_CHECKED_ATTEMPTS newest attempts since the streak began (as many of each
+ * month kept, merged: attempts_endpoint; any made after this one's start too — a success begun during a slow failure, or
+ * on a dispatcher whose clock is ahead). Those of a busy endpoint span seconds, so when they hold no success and do not
+ * reach back to the streak's start, its rollups are read too (endpoint_rollups_endpoint: the newest bucket between the
+ * two that counted a success, five-minute where kept, hourly before). A success found moves the streak's start to the
+ * oldest failure of the endpoint's read after it (streak-window.ts says why never earlier than the truth), or ends it
+ * when none is, which the transaction writes instead of the disabling (streakRestart). Unseen still: a success in the
+ * bucket that holds the streak's start (an hour, past a day; it may be the success before the streak) or counted by
+ * another process and not yet in the rollups (ROLLUP_FLUSH_MS; lost with a process that died), older than the attempts
+ * read. Only a disabling pays for it: once an endpoint a 5-day streak.
+ *
+ * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then this
+ * process's rollups flushed and both grains read at once, on the primary, with a majority's read concern. With one, in
+ * the transaction, one read after another (a transaction's operations are sequential). Each read is limited to
+ * POINT_OP_MS: one over it fails the completion (its delivery sent again).
+ *
+ * @returns null when no success is seen since `failingSince`; else where the streak begins again (`since`), null there
+ *   when no failure of the endpoint's was read after the success.
  */
 export async function streakAfterNewestSuccess(
   conn: MongoConnection,
-  session: ClientSession,
   t: Tenant,
   endpointId: EndpointId,
   failingSince: number,
-): Promise<{ since: number | null } | null> {
+  /** The disabling attempt's time: which rollups are kept. */
+  now: number,
+  session?: ClientSession,
+): Promise<StreakRestart | null> {
+  // Outside the transaction, what a majority has: a subset of the snapshot the transaction then reads in, so a success
+  // seen here is not one a failover rolls back. In it, the transaction's snapshot.
+  const inSession = session === undefined ? { readConcern: { level: 'majority' as const } } : { session };
   const q = P.attemptsInStreak(t, endpointId, failingSince);
-  const options = { ...q.options, session, projection: { at: 1, responseStatus: 1, error: 1 }, maxTimeMS: POINT_OP_MS };
-  const read: AttemptSeen[] = [];
-  for (const month of await conn.months()) {
-    read.push(...(await conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray()));
-  }
-  // Newest first across the months, as attempts_endpoint orders each.
-  const newest = read.sort(newestFirst).slice(0, STREAK_CHECKED_ATTEMPTS);
-  const success = newest.findIndex((a) => attemptStatsKind(a) === 'succeeded');
-  if (success === -1) return null;
-  // Not the relay's faults (ours), nor cancels (nothing sent): neither moves a streak. A receiver's 429 or 503 with a
-  // Retry-After moves none either, but reads here as the failure it looks like (the attempt keeps no verdict).
-  const failedAfter = newest.slice(0, success).filter((a) => attemptStatsKind(a) !== 'relay' && !isCancelledAttempt(a));
-  return { since: failedAfter.at(-1)?.at ?? null };
+  const options = { ...q.options, ...inSession, projection: { at: 1, responseStatus: 1, error: 1 }, maxTimeMS: POINT_OP_MS };
+  const readMonth = (month: Month) => conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray();
+  const newest = newestOfStreak(await inTurnOrAtOnce(await conn.months(), readMonth, session), failingSince);
+  const ranges = rollupRangesToRead(newest, failingSince, now);
+  // This process's own counts of the last seconds first (the stats reads do the same): outside a transaction only, whose
+  // writes they are not. Rare: a disabling whose newest attempts show no success.
+  if (ranges.length > 0 && session === undefined) await flushRollups(conn);
+  const readRange = async (r: RollupRange): Promise<SucceededBucket[]> => {
+    const b = EP.newestSucceededRollup(t, endpointId, r.grainMs, r.from, r.through);
+    const found = await conn.endpointRollups.findOne(b.filter, { ...b.options, ...inSession, projection: { _id: 0, at: 1 }, maxTimeMS: POINT_OP_MS });
+    return found === null ? [] : [{ grainMs: r.grainMs, at: found.at }];
+  };
+  const succeeded = (await inTurnOrAtOnce(ranges, readRange, session)).flat();
+  return streakRestart(newest, failingSince, now, succeeded);
 }
 
-type AttemptSeen = { _id: string; at: number; responseStatus: number | null; error: string | null };
+/** `read` of each of `items`: one after another in a transaction's session, else all at once. */
+async function inTurnOrAtOnce<I, R>(items: readonly I[], read: (item: I) => Promise<R>, session: ClientSession | undefined): Promise<R[]> {
+  if (session === undefined) return Promise.all(items.map(read));
+  const results: R[] = [];
+  for (const item of items) results.push(await read(item));
+  return results;
+}

@@ -236,15 +236,16 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
     example: [T, 'ep_1', 1],
   }),
   /**
-   * An endpoint's failure streak begun again, in the transaction of a completion that would have disabled it, at the first
-   * failure after a success found among its newest attempts (streak-guard.ts): where the streak is still the one read.
+   * An endpoint's failure streak begun again, in the transaction of a completion that would have disabled it, after a
+   * success the streak guard found among its newest attempts or rollups (streak-guard.ts): where the streak is still the
+   * one the guard read for (before the transaction or in it), which the transaction's snapshot shows too.
    */
   streakRestart: planSpec({
     collection: COLLECTIONS.endpoints,
     index: '_id_',
     examines: '1: by _id',
     maxExamined: () => 1,
-    residual: { orgId: TENANT, env: TENANT, failingSince: 'the streak the transaction read (a compare-and-set)' },
+    residual: { orgId: TENANT, env: TENANT, failingSince: 'the streak the guard read for, as the snapshot shows it (a compare-and-set)' },
     build: (t: { orgId: string; env: string }, id: string, since: number) => ({ filter: { orgId: t.orgId, env: t.env, _id: id, failingSince: since } }),
     example: [T, 'ep_1', 1],
   }),
@@ -554,10 +555,12 @@ export const DELIVERIES_PLANS = definePlans('deliveries', {
   }),
   /**
    * An endpoint's newest attempts since its failure streak began, before a completion disables it (streak-guard.ts): run
-   * on every month kept (an attempt is in its delivery's month), one after another, with a limit, newest first. Only on a
-   * disabling (at most once an endpoint a 5-day streak, and the transaction's reruns).
+   * on every month kept (an attempt is in its delivery's month), with a limit, newest first — the months at once on the
+   * primary before the disabling's transaction, or one after another in it. Only on a disabling (at most once an endpoint
+   * a 5-day streak, and a transaction's rerun that finds the streak moved).
    */
   attemptsInStreak: planSpec({
+    primary: true,
     collection: COLLECTIONS.attempts,
     index: 'attempts_endpoint',
     examines:

@@ -412,6 +412,31 @@ export const ENDPOINTS_PLANS = definePlans('endpoints', {
     }),
     example: [T, 'ep_1', 300_000, 0, 86_400_000],
   }),
+  /**
+   * The endpoint's newest rollup of a grain that counted a success, its bucket start in [from, through]: before a
+   * completion disables the endpoint, a success older than the newest attempts the streak guard read (streak-window.ts).
+   * Only on a disabling whose newest 64 attempts hold no success, two grains (on the primary, or in the transaction).
+   */
+  newestSucceededRollup: planSpec({
+    primary: true,
+    collection: COLLECTIONS.endpointRollups,
+    index: 'endpoint_rollups_endpoint',
+    examines:
+      "≤ (through − from) / grain + 1: the endpoint's range of the grain from its newest, stopped at the first with a success " +
+      '(each grain read only where its retention keeps it, ROLLUP_RETENTION_MS / grain + 1, however late the job that prunes ' +
+      'them: five-minute ≤ 289, hourly ≤ 193 — streak-window.ts)',
+    maxExamined: () => 289,
+    residual: {
+      succeeded: 'each bucket of the range, walked newest first until one counted a success (absent: none counted)',
+      orgId: 'the tenant of the endpoint: every rollup of an endpoint has its tenant (a check, never a widening)',
+      env: 'as orgId',
+    },
+    build: (t: TenantArg, endpointId: string, grainMs: number, from: number, through: number) => ({
+      filter: { endpointId, grainMs, at: { $gte: from, $lte: through }, succeeded: { $gt: 0 }, orgId: t.orgId, env: t.env },
+      sort: { at: -1 },
+    }),
+    example: [T, 'ep_1', 3_600_000, 0, 86_400_000],
+  }),
   /** A rollup by id: the flush's `$inc` upsert (endpoint-stats-repo.ts). */
   rollupById: planSpec({
     collection: COLLECTIONS.endpointRollups,
