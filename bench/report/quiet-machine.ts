@@ -2,16 +2,17 @@ import type { RunRecord, ScenarioName, ScenarioResult } from './records.ts';
 
 /**
  * The most of a core the rest of the machine (neither Wirehook, the receiver nor the harness) may
- * use in a run for its figures to compare with another run's. Quiet runs here measure 0–8 %; a
- * test suite or a build beside the bench measured 25–82 % and moved fan-out, the storm and the
- * floors by a third (docs/benchmarks.md, sixty-fourth session).
+ * use in a run for its figures to compare with another run's: at most 15 % in 1,079 of the 1,086
+ * runs of the full runs since 2026-12-04 (at most 8 % in 1,033); a test suite beside the bench took
+ * 44–95 % of a core in single runs and moved fan-out, the storm and the floors by a third
+ * (docs/benchmarks.md, sixty-fourth session). In an A/B the idle side's Wirehook and the control
+ * servers count here too (4–13 % in the sixty-fourth session's).
  */
 export const QUIET_OTHERS_PERCENT = 15;
 /**
- * The most of a core the hypervisor may take from the machine (steal) in such a run: 0–3 % in 870
- * of 895 runs of the full runs since 2026-12-04, 8–14 % in the rest, all in the two slowest
- * hours' runs (the storm then 73 %, its only miss). A neighbour outside the machine, which
- * `others` cannot see.
+ * The most of a core the hypervisor may take from the machine (steal) in such a run: at most 3 % in
+ * 1,079 of those 1,086 runs, 4–5 % in 3, and 9–14 % in 4, all in the two slowest hours' full runs
+ * (the storm then 73 %, its only miss). A neighbour outside the machine, which `others` cannot see.
  */
 export const QUIET_STEAL_PERCENT = 5;
 

@@ -50,6 +50,8 @@ class RollupAccumulator {
   #timer: NodeJS.Timeout | undefined;
   /** The flush under way, so a close waits for it. */
   #flushing: Promise<void> = Promise.resolve();
+  /** The batches of the flushes under way (the streak guard's unwrittenSuccesses). */
+  readonly #writing = new Set<Map<string, PendingRollup>>();
 
   constructor(conn: MongoConnection) {
     this.#conn = conn;
@@ -70,6 +72,20 @@ class RollupAccumulator {
     }
   }
 
+  /**
+   * The buckets of `endpointId` that counted a success not yet known to be written: pending, or in a flush under way.
+   * A scan of at most 2 × ROLLUP_FLUSH_DOCS entries, made only by a disabling's streak guard.
+   */
+  unwrittenSuccesses(endpointId: string): { grainMs: number; at: number }[] {
+    const found: { grainMs: number; at: number }[] = [];
+    for (const batch of [this.#pending, ...this.#writing]) {
+      for (const { insert, inc } of batch.values()) {
+        if (insert.endpointId === endpointId && (inc['succeeded'] ?? 0) > 0) found.push({ grainMs: insert.grainMs, at: insert.at });
+      }
+    }
+    return found;
+  }
+
   /** Writes what is pending (one unordered bulk write); resolves when it and any flush before it are done. */
   flush(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -77,6 +93,7 @@ class RollupAccumulator {
     const batch = this.#pending;
     this.#pending = new Map();
     const previous = this.#flushing;
+    this.#writing.add(batch);
     const write = async () => {
       await previous;
       if (batch.size === 0) return;
@@ -97,7 +114,7 @@ class RollupAccumulator {
         }
       });
     };
-    this.#flushing = write();
+    this.#flushing = write().finally(() => this.#writing.delete(batch));
     return this.#flushing;
   }
 }
@@ -135,6 +152,11 @@ export async function addToRollups(
     const expiresAt = at + grainMs + ROLLUP_RETENTION_MS[grainMs];
     acc.add(`${attempt.endpointId}:${grainMs}:${at}`, { ...scope(t), endpointId: attempt.endpointId, grainMs, at, expiresAt }, inc);
   }
+}
+
+/** This process's buckets of `endpointId` that counted a success and may not be written yet (the streak guard's). */
+export function unwrittenSucceededRollups(conn: MongoConnection, endpointId: string): { grainMs: number; at: number }[] {
+  return accumulators.get(conn)?.unwrittenSuccesses(endpointId) ?? [];
 }
 
 /**

@@ -9,7 +9,7 @@ import type { UsageCounter } from '../ports/message-port.ts';
 import type { MongoConnection } from './connection.ts';
 import { tenantsLowered } from './due-queue.ts';
 import { completeDelivery, plainCompletion } from './delivery-complete.ts';
-import { flushRollups } from './endpoint-stats-repo.ts';
+import { addToRollups, flushRollups } from './endpoint-stats-repo.ts';
 import { createMessage } from './message-create.ts';
 import { monthOf } from './months.ts';
 import { byNextTurn } from '../../test/next-turn.ts';
@@ -450,7 +450,7 @@ function completionStandIn(o: CompletionScene) {
   const attempt = {
     id: newId('attempt', { now: () => NOW }),
     deliveryId,
-    endpointId: 'ep_1',
+    endpointId: 'ep_1' as never,
     at: o.attemptAt ?? NOW,
     responseStatus: 500,
     responseHead: null,
@@ -482,7 +482,7 @@ function completionStandIn(o: CompletionScene) {
   /** A completion of the same claim with the attempt made at `at`, not waited for (several may overlap). */
   const completeAt = (at: number, outcome: Record<string, unknown>) =>
     completeDelivery(conn, claim as never, { attempt: { ...attempt, at }, countsTowardPolicy: true, ...outcome } as never);
-  return { log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt, limits, reading };
+  return { conn, log, filters, options, updates, attemptUpserts, sent, rolledUp, complete, finish, completeAt, limits, reading };
 }
 
 const RETRY = { status: 'retrying', nextAttemptAt: NOW + 5_000, endpoint: { succeeded: false } };
@@ -1006,6 +1006,21 @@ describe('a completion’s commands (MongoDB)', () => {
       expect(reading.most).toBe(1);
     });
 
+    it('an ordered delivery’s disabling, 64 failures: its rollups read in the transaction too, in its snapshot (no read concern of their own)', async () => {
+      const fiveMinutesBefore = Math.floor((NOW - 63_000) / 300_000) * 300_000 - 300_000;
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: { ...OPEN_PENDING, orderingKey: 'order-1' },
+        ordered: true,
+        attemptsInStreak: Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000)),
+        succeededRollup: { 300000: fiveMinutesBefore },
+      };
+      const { log, options, complete } = completionStandIn(scene);
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      expect(log.filter((c) => c.startsWith('endpointRollups.findOne'))).toEqual(['endpointRollups.findOne (txn)', 'endpointRollups.findOne (txn)']);
+      expect(options.get('endpointRollups.findOne (txn)')).not.toHaveProperty('readConcern');
+    });
+
     it('64 failures and no success: the rollups after the streak’s start read for one (both grains at once); one found restarts the streak', async () => {
       // 64 failures a second apart, the newest at NOW: the oldest read is 63 s before it.
       const failures = Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000));
@@ -1022,6 +1037,7 @@ describe('a completion’s commands (MongoDB)', () => {
       expect(rollupReads.map((c) => c.filter['grainMs'])).toEqual([3_600_000, 300_000]);
       expect(rollupReads[1]?.filter).toMatchObject({ endpointId: 'ep_1', succeeded: { $gt: 0 }, orgId: 'org_1', env: 'live' });
       expect(options.get('endpointRollups.findOne')).toMatchObject({
+        readConcern: { level: 'majority' },
         sort: { at: -1 },
         hint: { endpointId: 1, grainMs: 1, at: 1 },
         comment: 'endpoints.newestSucceededRollup',
@@ -1042,6 +1058,42 @@ describe('a completion’s commands (MongoDB)', () => {
       const { log, complete } = completionStandIn(scene);
       expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
       expect(log.filter((c) => c === 'endpointRollups.findOne')).toHaveLength(2);
+    });
+
+    it('64 failures, no success in the rollups written, one in this process’s counts not yet written: the streak restarted', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000)),
+      };
+      const { conn, sent, complete } = completionStandIn(scene);
+      // A success 5 minutes before the oldest attempt read, counted here and not flushed (every ROLLUP_FLUSH_MS).
+      await addToRollups(conn, { orgId: 'org_1', env: 'live' } as never, {
+        endpointId: 'ep_1' as never,
+        at: NOW - 6 * 60_000,
+        responseStatus: 204,
+        error: null,
+        durationMs: 5,
+      });
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: false });
+      expect(sent.filter((c) => c.name === 'endpoints.updateOne (txn)').map((c) => c.update)).toEqual([{ $set: { failingSince: NOW - 63_000 } }]);
+    });
+
+    it('64 failures, a failure of this process’s not yet written (no success): disabled', async () => {
+      const scene = {
+        endpoint: { status: 'active', failingSince: NOW - 6 * DAY },
+        before: OPEN_PENDING,
+        attemptsInStreak: Array.from({ length: 64 }, (_, i) => failed(NOW - i * 1_000)),
+      };
+      const { conn, complete } = completionStandIn(scene);
+      await addToRollups(conn, { orgId: 'org_1', env: 'live' } as never, {
+        endpointId: 'ep_1' as never,
+        at: NOW - 6 * 60_000,
+        responseStatus: 500,
+        error: null,
+        durationMs: 5,
+      });
+      expect(await complete(FAILING_5_DAYS)).toMatchObject({ applied: true, endpointDisabled: true });
     });
 
     it('a success newer than every failure of the endpoint’s (one begun during this slow one): the streak ended, nothing disabled', async () => {

@@ -3,7 +3,7 @@ import type { ClientSession } from 'mongodb';
 import type { MongoConnection } from './connection.ts';
 import type { Month } from './months.ts';
 import { DELIVERIES_PLANS as P } from './plans/deliveries.ts';
-import { flushRollups } from './endpoint-stats-repo.ts';
+import { unwrittenSucceededRollups } from './endpoint-stats-repo.ts';
 import { ENDPOINTS_PLANS as EP } from './plans/endpoints.ts';
 import { POINT_OP_MS } from './query.ts';
 import {
@@ -38,7 +38,7 @@ import {
  * read. Only a disabling pays for it: once an endpoint a 5-day streak.
  *
  * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then this
- * process's rollups flushed and both grains read at once, on the primary, with a majority's read concern. With one, in
+ * process's unwritten rollups taken from memory and both grains read at once, on the primary, with a majority's read concern. With one, in
  * the transaction, one read after another (a transaction's operations are sequential). Each read is limited to
  * POINT_OP_MS: one over it fails the completion (its delivery sent again).
  *
@@ -62,15 +62,15 @@ export async function streakAfterNewestSuccess(
   const readMonth = (month: Month) => conn.bucket(month).attempts.find<AttemptSeen>(q.filter, options).limit(STREAK_CHECKED_ATTEMPTS).toArray();
   const newest = newestOfStreak(await inTurnOrAtOnce(await conn.months(), readMonth, session), failingSince);
   const ranges = rollupRangesToRead(newest, failingSince, now);
-  // This process's own counts of the last seconds first (the stats reads do the same): outside a transaction only, whose
-  // writes they are not. Rare: a disabling whose newest attempts show no success.
-  if (ranges.length > 0 && session === undefined) await flushRollups(conn);
   const readRange = async (r: RollupRange): Promise<SucceededBucket[]> => {
     const b = EP.newestSucceededRollup(t, endpointId, r.grainMs, r.from, r.through);
     const found = await conn.endpointRollups.findOne(b.filter, { ...b.options, ...inSession, projection: { _id: 0, at: 1 }, maxTimeMS: POINT_OP_MS });
     return found === null ? [] : [{ grainMs: r.grainMs, at: found.at }];
   };
-  const succeeded = (await inTurnOrAtOnce(ranges, readRange, session)).flat();
+  // With this process's own counts not yet written (flushed every ROLLUP_FLUSH_MS): read from memory, not flushed first —
+  // a flush has no time limit of its own and waits behind one under way, while this completion holds its lease.
+  const unwritten = ranges.length === 0 ? [] : unwrittenSucceededRollups(conn, endpointId);
+  const succeeded = [...(await inTurnOrAtOnce(ranges, readRange, session)).flat(), ...unwritten];
   return streakRestart(newest, failingSince, now, succeeded);
 }
 

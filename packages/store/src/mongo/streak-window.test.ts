@@ -112,10 +112,19 @@ describe('the streak guard’s decision (streak-window.ts)', () => {
     expect(decide(failures(64), [hourly(kept)], since)).toEqual({ since: NOW - 63_000 });
   });
 
-  it('attempts dated ahead of now (a dispatcher whose clock is ahead): the five-minute range ends at now, not past it', () => {
+  it('a disabler whose clock is 2 hours behind the attempts: the grains split by the newest attempt, a success 30 minutes ago seen', () => {
+    const behind = NOW - 2 * HOUR;
+    expect(decide(failures(64), [fiveMinute(NOW - 30 * MINUTE)], FAILING_SINCE, behind)).toEqual({ since: NOW - 63_000 });
+    // The same success, the disabler's clock right: the same answer; a bucket after the oldest attempt read: not read.
+    expect(decide(failures(64), [fiveMinute(NOW - 30 * MINUTE)])).toEqual({ since: NOW - 63_000 });
+    expect(decide(failures(64), [fiveMinute(NOW)], FAILING_SINCE, behind)).toBeNull();
+  });
+
+  it('attempts dated 2 hours ahead (a dispatcher whose clock is ahead): each grain still within what it keeps, 289 and 193', () => {
     const ahead = failures(64, NOW + 2 * HOUR);
-    const ranges = rollupRangesToRead(newestOfStreak([ahead], FAILING_SINCE), FAILING_SINCE, NOW);
-    expect(ranges.at(-1)).toMatchObject({ grainMs: FIVE_MINUTES, through: NOW });
-    expect(ranges.at(-1)!.through - ranges.at(-1)!.from).toBeLessThanOrEqual(288 * FIVE_MINUTES);
+    const [hours, fine] = rollupRangesToRead(newestOfStreak([ahead], FAILING_SINCE), FAILING_SINCE, NOW);
+    expect(fine).toMatchObject({ grainMs: FIVE_MINUTES, through: NOW + 2 * HOUR - FIVE_MINUTES });
+    expect((fine!.through - fine!.from) / FIVE_MINUTES + 1).toBeLessThanOrEqual(289);
+    expect((hours!.through - hours!.from) / HOUR + 1).toBeLessThanOrEqual(193);
   });
 });

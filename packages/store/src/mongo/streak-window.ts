@@ -27,7 +27,8 @@ export interface RollupRange {
 
 /** A rollup bucket that counted at least one success. */
 export interface SucceededBucket {
-  grainMs: RollupGrainMs;
+  /** A grain of ROLLUP_GRAINS_MS (a bucket of another grain, or outside the ranges read, counts for nothing). */
+  grainMs: number;
   at: number;
 }
 
@@ -58,23 +59,25 @@ export function newestOfStreak(reads: readonly (readonly AttemptSeen[])[], faili
 export function rollupRangesToRead(newest: readonly AttemptSeen[], failingSince: number, now: number): RollupRange[] {
   const oldest = newest.at(-1);
   if (newest.length < STREAK_CHECKED_ATTEMPTS || oldest === undefined || newest.some(isSuccess)) return [];
-  // An hour's start from which every five-minute bucket is still kept at `now` (expired ones may still be there: unread),
-  // and one from which every hourly bucket is: neither grain's range is wider than what its retention keeps (289 and 193
-  // buckets), however old the streak or late the job that prunes them. Nor later than `now` (an attempt dated ahead of it,
-  // by a dispatcher's clock).
-  const fineFrom = rollupStart(now - ROLLUP_RETENTION_MS[FIVE_MINUTES_MS], HOUR_MS) + HOUR_MS;
-  const hourlyFrom = rollupStart(now - ROLLUP_RETENTION_MS[HOUR_MS], HOUR_MS) + HOUR_MS;
-  const upTo = Math.min(oldest.at, now);
+  // What each grain keeps is reckoned from the newest time known — `now`, the disabling dispatcher's clock, or the newest
+  // attempt read, stamped by another's, whichever is later: a disabler whose clock is behind would otherwise end the
+  // five-minute range hours early and read neither grain there. The buckets' times are their attempts' (any dispatcher's
+  // clock), so the ranges end at the oldest attempt read, not at `now`. An hour's start from which every five-minute
+  // bucket is still kept (expired ones may still be there: unread), and one from which every hourly bucket is: neither
+  // grain's range is wider than its retention keeps (289 and 193 buckets), however old the streak or late the pruning.
+  const latest = Math.max(now, newest[0]!.at);
+  const fineFrom = rollupStart(latest - ROLLUP_RETENTION_MS[FIVE_MINUTES_MS], HOUR_MS) + HOUR_MS;
+  const hourlyFrom = rollupStart(latest - ROLLUP_RETENTION_MS[HOUR_MS], HOUR_MS) + HOUR_MS;
   const ranges: RollupRange[] = [
     {
       grainMs: HOUR_MS,
       from: Math.max(firstBucketAfter(failingSince, HOUR_MS), hourlyFrom),
-      through: Math.min(rollupStart(upTo, HOUR_MS), fineFrom - HOUR_MS),
+      through: Math.min(rollupStart(oldest.at, HOUR_MS), fineFrom - HOUR_MS),
     },
     {
       grainMs: FIVE_MINUTES_MS,
       from: Math.max(firstBucketAfter(failingSince, FIVE_MINUTES_MS), fineFrom),
-      through: rollupStart(upTo, FIVE_MINUTES_MS),
+      through: rollupStart(oldest.at, FIVE_MINUTES_MS),
     },
   ];
   return ranges.filter((r) => r.from <= r.through);
