@@ -74,7 +74,8 @@ class RollupAccumulator {
 
   /**
    * The buckets of `endpointId` that counted a success not yet known to be written: pending, or in a flush under way.
-   * A scan of at most 2 × ROLLUP_FLUSH_DOCS entries, made only by a disabling's streak guard.
+   * A scan of what is pending and of every batch queued to be written (more than one only while writes stall), made only
+   * by a disabling's streak guard.
    */
   unwrittenSuccesses(endpointId: string): { grainMs: number; at: number }[] {
     const found: { grainMs: number; at: number }[] = [];

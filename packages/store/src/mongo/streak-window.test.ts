@@ -112,7 +112,13 @@ describe('the streak guard’s decision (streak-window.ts)', () => {
     expect(decide(failures(64), [hourly(kept)], since)).toEqual({ since: NOW - 63_000 });
   });
 
-  it('a disabler whose clock is 2 hours behind the attempts: the grains split by the newest attempt, a success 30 minutes ago seen', () => {
+  it('one attempt dated a year ahead among the 64 (a clock far ahead): the grains still reckoned from now, a success 30 minutes ago seen', () => {
+    const attempts = [failed(NOW + 365 * DAY), ...failures(63)];
+    expect(decide(attempts, [fiveMinute(NOW - 30 * MINUTE)])).toEqual({ since: NOW - 62_000 });
+    expect(decide(attempts, [hourly(NOW - 2 * DAY)])).toEqual({ since: NOW - 62_000 });
+  });
+
+  it('a disabler whose clock is 2 hours behind the attempts: the grains reckoned from the oldest attempt read, a success 30 minutes ago seen', () => {
     const behind = NOW - 2 * HOUR;
     expect(decide(failures(64), [fiveMinute(NOW - 30 * MINUTE)], FAILING_SINCE, behind)).toEqual({ since: NOW - 63_000 });
     // The same success, the disabler's clock right: the same answer; a bucket after the oldest attempt read: not read.

@@ -59,13 +59,14 @@ export function newestOfStreak(reads: readonly (readonly AttemptSeen[])[], faili
 export function rollupRangesToRead(newest: readonly AttemptSeen[], failingSince: number, now: number): RollupRange[] {
   const oldest = newest.at(-1);
   if (newest.length < STREAK_CHECKED_ATTEMPTS || oldest === undefined || newest.some(isSuccess)) return [];
-  // What each grain keeps is reckoned from the newest time known — `now`, the disabling dispatcher's clock, or the newest
-  // attempt read, stamped by another's, whichever is later: a disabler whose clock is behind would otherwise end the
-  // five-minute range hours early and read neither grain there. The buckets' times are their attempts' (any dispatcher's
+  // What each grain keeps is reckoned from `now`, the disabling dispatcher's clock, or the oldest attempt read, stamped
+  // by another's, whichever is later: a disabler whose clock is behind would otherwise end the five-minute range hours
+  // early and read neither grain there. Not the newest attempt read: one dated far ahead (a clock a day ahead) would move
+  // both grains past the ranges' end, and no rollup would be read. The buckets' times are their attempts' (any dispatcher's
   // clock), so the ranges end at the oldest attempt read, not at `now`. An hour's start from which every five-minute
   // bucket is still kept (expired ones may still be there: unread), and one from which every hourly bucket is: neither
   // grain's range is wider than its retention keeps (289 and 193 buckets), however old the streak or late the pruning.
-  const latest = Math.max(now, newest[0]!.at);
+  const latest = Math.max(now, oldest.at);
   const fineFrom = rollupStart(latest - ROLLUP_RETENTION_MS[FIVE_MINUTES_MS], HOUR_MS) + HOUR_MS;
   const hourlyFrom = rollupStart(latest - ROLLUP_RETENTION_MS[HOUR_MS], HOUR_MS) + HOUR_MS;
   const ranges: RollupRange[] = [
