@@ -37,10 +37,10 @@ import {
  * another process and not yet in the rollups (ROLLUP_FLUSH_MS; lost with a process that died), older than the attempts
  * read. Only a disabling pays for it: once an endpoint a 5-day streak.
  *
- * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then this
- * process's unwritten rollups taken from memory and both grains read at once, on the primary, with a majority's read concern. With one, in
- * the transaction, one read after another (a transaction's operations are sequential). Each read is limited to
- * POINT_OP_MS: one over it fails the completion (its delivery sent again).
+ * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then both grains
+ * at once, on the primary, with a majority's read concern. With one, in the transaction, one read after another (a
+ * transaction's operations are sequential). Either way this process's successes not yet written to the rollups are
+ * taken from its memory. Each read is limited to POINT_OP_MS: one over it fails the completion (its delivery sent again).
  *
  * @returns null when no success is seen since `failingSince`; else where the streak begins again (`since`), null there
  *   when no failure of the endpoint's was read after the success.

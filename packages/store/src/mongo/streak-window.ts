@@ -54,7 +54,8 @@ export function newestOfStreak(reads: readonly (readonly AttemptSeen[])[], faili
  * than STREAK_CHECKED_ATTEMPTS were read (those were every attempt since the streak began). Else the buckets wholly after
  * `failingSince` (one that holds it may hold the success that came before the streak: the streak began at the first
  * failure after a success, often in the same hour) up to the bucket that holds the oldest attempt read: five-minute ones
- * where that grain is kept at `now` (ROLLUP_RETENTION_MS), hourly ones before, so no bucket is read twice.
+ * where that grain is kept (ROLLUP_RETENTION_MS, from the later of `now` and that attempt's time), hourly ones before
+ * back to where they are kept, so no bucket is read twice.
  */
 export function rollupRangesToRead(newest: readonly AttemptSeen[], failingSince: number, now: number): RollupRange[] {
   const oldest = newest.at(-1);
