@@ -1,3 +1,4 @@
+import type { SucceededBucket } from './streak-window.ts';
 import {
   LATENCY_BOUNDS_MS,
   ROLLUP_GRAINS_MS,
@@ -77,8 +78,8 @@ class RollupAccumulator {
    * A scan of what is pending and of every batch queued to be written (more than one only while writes stall), made only
    * by a disabling's streak guard.
    */
-  unwrittenSuccesses(endpointId: string): { grainMs: number; at: number }[] {
-    const found: { grainMs: number; at: number }[] = [];
+  unwrittenSuccesses(endpointId: string): SucceededBucket[] {
+    const found: SucceededBucket[] = [];
     for (const batch of [this.#pending, ...this.#writing]) {
       for (const { insert, inc } of batch.values()) {
         if (insert.endpointId === endpointId && (inc['succeeded'] ?? 0) > 0) found.push({ grainMs: insert.grainMs, at: insert.at });
@@ -156,7 +157,7 @@ export async function addToRollups(
 }
 
 /** This process's buckets of `endpointId` that counted a success and may not be written yet (the streak guard's). */
-export function unwrittenSucceededRollups(conn: MongoConnection, endpointId: string): { grainMs: number; at: number }[] {
+export function unwrittenSucceededRollups(conn: MongoConnection, endpointId: string): SucceededBucket[] {
   return accumulators.get(conn)?.unwrittenSuccesses(endpointId) ?? [];
 }
 
