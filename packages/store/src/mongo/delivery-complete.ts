@@ -405,7 +405,7 @@ async function completeInTransaction(
   /** A plain success's streak clear a majority did not confirm: cleared again here, under the commit. */
   clearAgain = false,
   /** The streak guard's read before the transaction, if one was made (guardBeforeTransaction). */
-  guard: GuardRead | null = null,
+  guard: GuardRead | null,
 ): Promise<Written> {
   const { tenant: t, deliveryId, endpointId, leaseToken } = claim;
   const bucket = conn.bucketOf(deliveryId);
