@@ -76,7 +76,7 @@ class RollupAccumulator {
   /**
    * The buckets of `endpointId` that counted a success not yet known to be written: pending, or in a flush under way.
    * A scan of what is pending and of every batch queued to be written (more than one only while writes stall), made only
-   * by a disabling's streak guard.
+   * by a disabling's streak guard. By endpoint id alone: ids are unique across tenants.
    */
   unwrittenSuccesses(endpointId: string): SucceededBucket[] {
     const found: SucceededBucket[] = [];

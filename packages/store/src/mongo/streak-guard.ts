@@ -35,7 +35,9 @@ import {
  * when none is, which the transaction writes instead of the disabling (streakRestart). Unseen still: a success in the
  * bucket that holds the streak's start (an hour, past a day; it may be the success before the streak) or counted by
  * another process and not yet in the rollups (ROLLUP_FLUSH_MS; lost with a process that died), older than the attempts
- * read. Only a disabling pays for it: once an endpoint a 5-day streak.
+ * read; and, read before the transaction, a success written between this read and the first run's snapshot (at most
+ * two reads' POINT_OP_MS and a majority's lag) whose clear was lost too. Only a disabling pays for it: once an endpoint a
+ * 5-day streak.
  *
  * Without `session`, before the disabling's transaction (delivery-complete.ts): every month at once, then both grains
  * at once, on the primary, with a majority's read concern. With one, in the transaction, one read after another (a
